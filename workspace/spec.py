@@ -1,0 +1,99 @@
+"""The harness spec: `harness.yaml` as pydantic models (which components are active, and the
+settings the agent runtime enforces). Loading files and checking them is validate.py's job."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ComponentKind = Literal[
+    "system_prompt", "tool", "tool_impl", "middleware", "skill", "subagent", "memory", "settings"
+]
+
+# The block of the seed's rules that no edit may remove: validate.py checks both markers and
+# the text between them are still in the system prompt template.
+PROTECTED_BEGIN = "{# protected:seed-rules:begin #}"
+PROTECTED_END = "{# protected:seed-rules:end #}"
+
+
+class Budgets(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tokens: int = Field(60_000, gt=0, description="total prompt+completion tokens per rollout")
+    wall_seconds: float = Field(300.0, gt=0, description="wall time per rollout")
+    context_tokens: int = Field(6_000, gt=0, description="compact history beyond this")
+    tool_calls: dict[str, int] = Field(default_factory=dict, description="max calls per tool")
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_steps: int = Field(20, gt=0)
+    temperature: float = Field(0.2, ge=0.0, le=2.0)
+    max_output_tokens: int = Field(512, gt=0)
+    action_format: Literal["json", "native"] = "json"
+    tool_timeout_seconds: float = Field(30.0, gt=0)
+    budgets: Budgets = Field(default_factory=Budgets)
+
+
+class HarnessSpec(BaseModel):
+    """harness.yaml. Every listed name must have its files; every component file must be listed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "harness"
+    system_prompt: str = "system_prompt.md.j2"
+    tools: list[str] = Field(default_factory=list)  # tools/<name>.yaml + tools/<name>.py
+    middleware: list[str] = Field(default_factory=list)  # middleware/<name>.py
+    skills: list[str] = Field(default_factory=list)  # skills/<name>/SKILL.md
+    subagents: list[str] = Field(default_factory=list)  # subagents/<name>/agent.yaml
+    memory: str = "memory/LONG_TERM.md"
+    settings: Settings = Field(default_factory=Settings)
+
+
+class ToolSpec(BaseModel):
+    """tools/<name>.yaml: what the model sees of a tool (name, description, JSON-schema params)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class SkillDoc(BaseModel):
+    """skills/<name>/SKILL.md: YAML front matter (name, description) and a body loaded on demand."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    body: str
+
+
+class SubagentSpec(BaseModel):
+    """subagents/<name>/agent.yaml: a focused agent the main one can delegate to."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str
+    system_prompt: str
+    tools: list[str] = Field(default_factory=list)  # a subset of the harness's tools
+    max_steps: int = Field(10, gt=0)
+
+
+class LoadedHarness(BaseModel):
+    """A validated harness directory, read into memory: what the agent runtime runs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    root: Path
+    spec: HarnessSpec
+    prompt_template: str
+    memory: str
+    tools: list[ToolSpec]
+    skills: list[SkillDoc] = Field(default_factory=list)
+    subagents: list[SubagentSpec] = Field(default_factory=list)
+    middleware: list[str] = Field(default_factory=list)  # names; code at middleware/<name>.py
