@@ -6,10 +6,11 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from evoharness.errors import EvoError
 
-from . import harness, manifest, report, run, tasks, traces
+from . import harness, manifest, model, report, run, tasks, traces
 
 app = typer.Typer(
     name="evoharness",
@@ -27,7 +28,7 @@ def _global(
     """evoharness VERB [NOUN] RUN_DIR [options]; see `evoharness VERB --help`."""
 
 
-for module in (harness, tasks, traces, manifest, run, report):
+for module in (harness, model, tasks, traces, manifest, run, report):
     module.register(app)
 
 
@@ -38,5 +39,5 @@ def main(argv: list[str] | None = None) -> None:
     except EvoError as error:
         if "--debug" in args:
             raise
-        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False, markup=True)
+        Console(stderr=True).print(Text("error: ", style="bold red") + Text(str(error)))
         sys.exit(2)
