@@ -1,0 +1,294 @@
+"""Loading a harness directory and refusing it before any use: every problem found at once, each
+an EvoError naming the file and field. Rendering lives in prompt.py; versioning in repo.py."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ValidationError
+
+from evoharness.errors import EvoError, ValidationFailed
+
+from .prompt import (
+    missing_protocol,
+    render_system_prompt,
+    seed_protected_block,
+)
+from .spec import (
+    PROTECTED_BEGIN,
+    PROTECTED_END,
+    HarnessSpec,
+    LoadedHarness,
+    SkillDoc,
+    SubagentSpec,
+    ToolSpec,
+)
+
+__all__ = ["load_harness", "render_system_prompt", "COMPONENT_DIRS"]
+
+SPEC_FILE = "harness.yaml"
+NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+MIDDLEWARE_HOOKS = frozenset({"before_model", "after_model", "before_tool", "after_tool"})
+RESERVED_TOOLS = frozenset({"done"})  # registered by the runtime in every harness
+# harness.yaml list -> the folder its components live in (one file or one folder per name).
+COMPONENT_DIRS = {"tools": "tools", "middleware": "middleware", "skills": "skills",
+                  "subagents": "subagents"}
+IGNORED_NAMES = frozenset({"__pycache__", ".DS_Store"})
+
+
+class _Problems(list[EvoError]):
+    def add(self, file: str, field: str | None, message: str, value: Any = None,
+            hint: str | None = None) -> None:
+        self.append(EvoError(message, file=file, field=field, value=value, hint=hint))
+
+
+def load_harness(path: str | Path) -> LoadedHarness:
+    """Read and validate the harness at `path`; raise ValidationFailed listing every problem."""
+    root = Path(path)
+    problems = _Problems()
+    spec = _load_spec(root, problems)
+    if spec is None:
+        raise ValidationFailed(f"harness {root}", problems)
+    _check_names(spec, problems)
+    _check_symlinks(root, problems)
+    _check_unregistered(root, spec, problems)
+    tools = [t for name in spec.tools if (t := _load_tool(root, name, problems))]
+    for name in spec.middleware:
+        _check_middleware(root, name, problems)
+    skills = [s for name in spec.skills if (s := _load_skill(root, name, problems))]
+    subagents = [a for name in spec.subagents if (a := _load_subagent(root, name, spec, problems))]
+    memory = _read_text(root, spec.memory, "memory", problems)
+    template = _read_text(root, spec.system_prompt, "system_prompt", problems)
+    harness = LoadedHarness(
+        root=root, spec=spec, prompt_template=template or "", memory=memory or "", tools=tools,
+        skills=skills, subagents=subagents, middleware=list(spec.middleware),
+    )
+    if template is not None:
+        _check_prompt(harness, problems)
+    if problems:
+        raise ValidationFailed(f"harness {root}", problems)
+    return harness
+
+
+def _load_spec(root: Path, problems: _Problems) -> HarnessSpec | None:
+    data = _read_yaml(root, SPEC_FILE, problems, field="(file)")
+    if data is None:
+        return None
+    return _validate_model(HarnessSpec, data, SPEC_FILE, problems)
+
+
+def _read_yaml(root: Path, rel: str, problems: _Problems, *, field: str) -> Any | None:
+    text = _read_text(root, rel, field, problems)
+    if text is None:
+        return None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else field
+        problems.add(rel, where, f"invalid YAML: {getattr(error, 'problem', error)}")
+        return None
+    if not isinstance(data, dict):
+        problems.add(rel, field, "must be a YAML mapping", value=data)
+        return None
+    return data
+
+
+def _validate_model(model: type[BaseModel], data: Any, rel: str, problems: _Problems) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        for item in error.errors():
+            field = ".".join(str(part) for part in item["loc"]) or "(root)"
+            problems.add(rel, field, item["msg"], value=item.get("input"))
+        return None
+
+
+def _read_text(root: Path, rel: str, field: str, problems: _Problems) -> str | None:
+    """The file's text, or None after recording why it can't be read (missing, outside, binary)."""
+    path = root / rel
+    if Path(rel).is_absolute() or ".." in Path(rel).parts:
+        problems.add(rel, field, "path must stay inside the harness directory", value=rel)
+        return None
+    if not path.is_file():
+        problems.add(rel, field, "file is missing", hint="create it or remove it from harness.yaml")
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        problems.add(rel, field, "file is not UTF-8 text")
+        return None
+
+
+def _check_names(spec: HarnessSpec, problems: _Problems) -> None:
+    # Names become paths (tools/<name>.py): anything but a plain name could leave the harness.
+    for kind in COMPONENT_DIRS:
+        names: list[str] = getattr(spec, kind)
+        for index, name in enumerate(names):
+            if not NAME_RE.match(name):
+                problems.add(SPEC_FILE, f"{kind}[{index}]", "not a valid component name",
+                             value=name, hint="use lowercase letters, digits, '_' or '-'")
+            if names.index(name) != index:
+                problems.add(SPEC_FILE, f"{kind}[{index}]", "listed twice", value=name)
+    for index, name in enumerate(spec.tools):
+        if name in RESERVED_TOOLS:
+            problems.add(SPEC_FILE, f"tools[{index}]", "name is reserved by the runtime",
+                         value=name)
+
+
+def _check_symlinks(root: Path, problems: _Problems) -> None:
+    # A link could point the runtime (or an edit) at files outside the workspace.
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink() and ".git" not in path.relative_to(root).parts:
+            problems.add(str(path.relative_to(root)), "(file)", "symlinks are not allowed",
+                         hint="replace the link with a regular file")
+
+
+def _check_unregistered(root: Path, spec: HarnessSpec, problems: _Problems) -> None:
+    for kind, folder in COMPONENT_DIRS.items():
+        names = set(getattr(spec, kind))
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for entry in sorted(base.iterdir()):
+            if entry.name in IGNORED_NAMES or _registered(kind, entry, names):
+                continue
+            problems.add(f"{folder}/{entry.name}", kind, "component file is not registered",
+                         hint=f"add its name to '{kind}' in harness.yaml or delete it")
+
+
+def _registered(kind: str, entry: Path, names: set[str]) -> bool:
+    if kind in ("skills", "subagents"):  # one folder per component, anything inside it
+        return entry.is_dir() and entry.name in names
+    allowed = {".yaml", ".py"} if kind == "tools" else {".py"}
+    return entry.is_file() and entry.suffix in allowed and entry.stem in names
+
+
+def _load_tool(root: Path, name: str, problems: _Problems) -> ToolSpec | None:
+    if not NAME_RE.match(name):
+        return None
+    _check_python(root, f"tools/{name}.py", "tool_impl", problems)
+    rel = f"tools/{name}.yaml"
+    data = _read_yaml(root, rel, problems, field="tool")
+    tool = None if data is None else _validate_model(ToolSpec, data, rel, problems)
+    if tool is None:
+        return None
+    if tool.name != name:
+        problems.add(rel, "name", f"must match the registered name {name!r}", value=tool.name)
+    try:
+        Draft202012Validator.check_schema(tool.parameters)
+    except SchemaError as error:
+        where = ".".join(str(part) for part in error.path)
+        field = f"parameters.{where}" if where else "parameters"
+        problems.add(rel, field, f"not a valid JSON schema: {error.message}")
+        return None
+    if tool.parameters.get("type") != "object":
+        problems.add(rel, "parameters.type", "tool arguments must be a JSON object schema",
+                     value=tool.parameters.get("type"))
+        return None
+    return tool
+
+
+def _check_python(root: Path, rel: str, field: str, problems: _Problems) -> ast.Module | None:
+    source = _read_text(root, rel, field, problems)
+    if source is None:
+        return None
+    try:
+        compile(source, rel, "exec", dont_inherit=True)
+        return ast.parse(source, rel)
+    except SyntaxError as error:
+        problems.add(rel, f"line {error.lineno}", f"not valid Python: {error.msg}")
+        return None
+
+
+def _check_middleware(root: Path, name: str, problems: _Problems) -> None:
+    if not NAME_RE.match(name):
+        return
+    rel = f"middleware/{name}.py"
+    module = _check_python(root, rel, "middleware", problems)
+    if module is None:
+        return
+    defined = {node.name for node in module.body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not defined & MIDDLEWARE_HOOKS:
+        problems.add(rel, "hooks", "defines none of the middleware hooks",
+                     hint=f"define at least one of {sorted(MIDDLEWARE_HOOKS)}")
+
+
+def _load_skill(root: Path, name: str, problems: _Problems) -> SkillDoc | None:
+    if not NAME_RE.match(name):
+        return None
+    rel = f"skills/{name}/SKILL.md"
+    text = _read_text(root, rel, "skill", problems)
+    if text is None:
+        return None
+    match = re.match(r"^---\s*\n(.*?)\n---\s*(?:\n|$)", text, re.DOTALL)
+    if not match:
+        problems.add(rel, "front matter", "must start with YAML front matter between '---' lines",
+                     hint="add name: and description: fields")
+        return None
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        problems.add(rel, "front matter", f"invalid YAML: {error}")
+        return None
+    meta = meta if isinstance(meta, dict) else {}
+    missing = [f for f in ("name", "description")
+               if not isinstance(meta.get(f), str) or not meta[f].strip()]
+    for field in missing:
+        problems.add(rel, f"front matter.{field}", "missing or empty", value=meta.get(field))
+    if missing:
+        return None
+    if meta["name"] != name:
+        problems.add(rel, "front matter.name", f"must match the registered name {name!r}",
+                     value=meta["name"])
+    return SkillDoc(name=name, description=meta["description"], body=text[match.end():])
+
+
+def _load_subagent(
+    root: Path, name: str, spec: HarnessSpec, problems: _Problems
+) -> SubagentSpec | None:
+    if not NAME_RE.match(name):
+        return None
+    rel = f"subagents/{name}/agent.yaml"
+    data = _read_yaml(root, rel, problems, field="subagent")
+    agent = None if data is None else _validate_model(SubagentSpec, data, rel, problems)
+    if agent is None:
+        return None
+    if agent.name != name:
+        problems.add(rel, "name", f"must match the registered name {name!r}", value=agent.name)
+    for index, tool in enumerate(agent.tools):
+        if tool not in spec.tools and tool not in RESERVED_TOOLS:
+            problems.add(rel, f"tools[{index}]", "names a tool the harness does not register",
+                         value=tool, hint=f"registered tools: {spec.tools}")
+    return agent
+
+
+def _check_prompt(harness: LoadedHarness, problems: _Problems) -> None:
+    rel, template = harness.spec.system_prompt, harness.prompt_template
+    for marker in (PROTECTED_BEGIN, PROTECTED_END):
+        if template.count(marker) != 1:
+            problems.add(rel, "protected block", f"marker {marker} must appear exactly once",
+                         value=template.count(marker))
+    if seed_protected_block() not in template:
+        problems.add(rel, "protected block", "the seed's rules were removed or altered",
+                     hint="restore the text between the protected markers exactly as the seed has it")
+    try:
+        rendered = render_system_prompt(harness)
+    except jinja2.TemplateSyntaxError as error:
+        problems.add(rel, f"line {error.lineno}", f"template syntax error: {error.message}")
+        return
+    except Exception as error:  # noqa: BLE001 - any failure of agent-written template code is a finding
+        problems.add(rel, "template", f"template fails to render: {type(error).__name__}: {error}",
+                     hint="use only tools, skills, subagents, memory and settings")
+        return
+    missing = missing_protocol(rendered, harness.spec.settings.action_format)
+    if missing:
+        problems.add(rel, "reply protocol", "the rendered prompt no longer explains how to reply",
+                     value=missing, hint="keep the action format and the `done` tool instructions")
