@@ -4,6 +4,12 @@ from __future__ import annotations
 
 SCHEMA_VERSION = 1
 
+# The loop's phases in order; `iterations.phase` holds one of these.
+PHASES = ("EVAL", "INGEST", "ATTRIBUTE", "REVERT", "DISTILL", "EVOLVE", "COMMIT")
+
+# Every table of the schema, in dependency order (export and the SQL tool's snapshot use it).
+TABLES = ("meta", "runs", "iterations", "rollouts", "events", "changes", "verdicts")
+
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (
     key VARCHAR PRIMARY KEY,
