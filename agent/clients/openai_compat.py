@@ -1,0 +1,67 @@
+"""The OpenAI-compatible client (llama.cpp server, vLLM, LM Studio): the Model protocol over one
+httpx POST to {base}/v1/chat/completions. Wire-format parsing lives in wire.py, retries in retry.py."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx
+
+from agent.clients.wire import (
+    openai_messages,
+    openai_reply,
+    status_error,
+    tool_payload,
+    transport_error,
+    undecodable,
+)
+from agent.model import Message, ModelReply
+from workspace.spec import ToolSpec
+
+
+class OpenAICompatModel:
+    """`base_url` is the server root (with or without a trailing /v1); `model` the served name."""
+
+    def __init__(
+        self, base_url: str, model: str, api_key: str | None = None, timeout: float = 300.0
+    ) -> None:
+        self.name = model
+        root = base_url.rstrip("/").removesuffix("/v1")
+        self._where = f"{root}/v1/chat/completions"
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=timeout, headers=headers)
+
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        temperature: float = 0.0,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> ModelReply:
+        body: dict[str, Any] = {
+            "model": self.name,
+            "messages": openai_messages(messages),
+            "temperature": temperature,
+        }
+        if tools:
+            body["tools"] = tool_payload(tools)
+        if json_mode:
+            body["response_format"] = {"type": "json_object"}
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        started = time.perf_counter()
+        try:
+            response = self._client.post(self._where, json=body)
+        except httpx.HTTPError as error:
+            raise transport_error(error, self._where) from error
+        if response.status_code >= 400:
+            raise status_error(response.status_code, response.text, self._where)
+        try:
+            payload = response.json()
+        except json.JSONDecodeError as error:
+            raise undecodable(self._where, response.text, error) from error
+        duration_ms = (time.perf_counter() - started) * 1000
+        return openai_reply(payload, model=self.name, duration_ms=duration_ms, where=self._where)

@@ -1,0 +1,48 @@
+"""Retrying transient model errors with exponential backoff, around any Model. Deciding what is
+transient is each client's job; what to do once retries run out is the loop's."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from agent.model import Message, Model, ModelError, ModelReply
+from workspace.spec import ToolSpec
+
+
+class RetryingModel:
+    """Calls `inner` up to `attempts` times while it raises transient ModelErrors, sleeping
+    backoff, 2*backoff, 4*backoff, ... in between; the last error is re-raised unchanged."""
+
+    def __init__(
+        self,
+        inner: Model,
+        attempts: int = 3,
+        backoff: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.attempts = attempts
+        self.backoff = backoff
+        self._sleep = sleep
+
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        temperature: float = 0.0,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> ModelReply:
+        for attempt in range(self.attempts):
+            try:
+                return self.inner.chat(
+                    messages, tools=tools, temperature=temperature, json_mode=json_mode,
+                    max_tokens=max_tokens,
+                )
+            except ModelError as error:
+                if error.kind != "transient" or attempt == self.attempts - 1:
+                    raise
+                self._sleep(self.backoff * 2**attempt)
+        raise AssertionError("unreachable: the loop returns or raises")

@@ -1,0 +1,121 @@
+"""OllamaModel against a real HTTP server on loopback that speaks Ollama's /api/chat."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from agent.clients import OllamaModel, RetryingModel
+from agent.model import Message, ModelError, ToolCall
+from tests.fixtures.ollama_server import OllamaScriptServer
+from workspace.spec import ToolSpec
+
+SHELL = ToolSpec(
+    name="shell",
+    description="Run a shell command",
+    parameters={"type": "object", "properties": {"command": {"type": "string"}},
+                "required": ["command"]},
+)
+HELLO = [Message(role="system", content="be brief"), Message(role="user", content="hello")]
+
+
+def test_reply_content_and_server_token_counts() -> None:
+    with OllamaScriptServer([{"content": "hi there", "prompt_eval_count": 17, "eval_count": 4}]) as s:
+        reply = OllamaModel("qwen", host=s.url).chat(HELLO, temperature=0.3, max_tokens=50)
+    assert reply.content == "hi there"
+    assert (reply.tokens_in, reply.tokens_out) == (17, 4)
+    sent = s.requests[0]
+    assert sent["model"] == "qwen" and sent["stream"] is False
+    assert sent["options"] == {"temperature": 0.3, "num_predict": 50}
+    assert [m["role"] for m in sent["messages"]] == ["system", "user"]
+    assert not sent.get("format") and not sent.get("tools")
+
+
+def test_native_tool_call_and_tools_sent() -> None:
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "ls -la"}}]}]
+    with OllamaScriptServer(script) as s:
+        reply = OllamaModel("qwen", host=s.url).chat(HELLO, tools=[SHELL])
+    assert reply.tool_calls == [ToolCall(id="call_0", name="shell", arguments={"command": "ls -la"})]
+    assert s.requests[0]["tools"] == [{"type": "function", "function": SHELL.model_dump()}]
+
+
+def test_schema_violating_arguments_are_kept_as_sent() -> None:
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"cmd": 5}}]}]
+    with OllamaScriptServer(script) as s:
+        reply = OllamaModel("qwen", host=s.url).chat(HELLO, tools=[SHELL])
+    assert reply.tool_calls[0].arguments == {"cmd": 5}
+
+
+def test_string_arguments_are_undecodable_for_the_official_client() -> None:
+    script = [{"tool_calls": [{"name": "shell", "arguments": "{not json"}]}]
+    with OllamaScriptServer(script) as s, pytest.raises(ModelError) as raised:
+        OllamaModel("qwen", host=s.url).chat(HELLO, tools=[SHELL])
+    assert raised.value.kind == "transient"
+    assert "decoded" in str(raised.value)
+
+
+def test_json_mode_sets_format() -> None:
+    with OllamaScriptServer([{"content": '{"tool": "done"}'}]) as s:
+        OllamaModel("qwen", host=s.url).chat(HELLO, json_mode=True)
+    assert s.requests[0]["format"] == "json"
+
+
+def test_history_with_tool_calls_is_sent_in_ollama_shape() -> None:
+    history = HELLO + [
+        Message(role="assistant", tool_calls=[ToolCall(id="c1", name="shell", arguments="oops")]),
+        Message(role="tool", content="error: bad arguments", tool_call_id="c1", name="shell"),
+    ]
+    with OllamaScriptServer([{"content": "ok"}]) as s:
+        OllamaModel("qwen", host=s.url).chat(history)
+    assistant, tool = s.requests[0]["messages"][2:]
+    assert assistant["tool_calls"][0]["function"]["arguments"] == {"raw": "oops"}
+    assert tool["tool_name"] == "shell"
+
+
+def test_http_500_is_retried_then_succeeds() -> None:
+    sleeps: list[float] = []
+    with OllamaScriptServer([{"status": 500}, {"content": "recovered"}]) as s:
+        model = RetryingModel(OllamaModel("qwen", host=s.url), backoff=0.5, sleep=sleeps.append)
+        reply = model.chat(HELLO)
+    assert reply.content == "recovered"
+    assert len(s.requests) == 2
+    assert sleeps == [0.5]
+
+
+def test_http_404_is_permanent_and_not_retried() -> None:
+    with OllamaScriptServer([{"status": 404, "error": "model 'x' not found"}]) as s:
+        model = RetryingModel(OllamaModel("x", host=s.url), sleep=lambda _: None)
+        with pytest.raises(ModelError) as raised:
+            model.chat(HELLO)
+    assert raised.value.kind == "permanent"
+    assert "not found" in str(raised.value)
+    assert len(s.requests) == 1
+
+
+def test_connection_refused_is_unavailable() -> None:
+    with socket.socket() as sock:  # a port that was free a moment ago and has no listener
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(ModelError) as raised:
+        OllamaModel("qwen", host=f"http://127.0.0.1:{port}").chat(HELLO)
+    assert raised.value.kind == "unavailable"
+    assert raised.value.field == f"http://127.0.0.1:{port}/api/chat"
+
+
+def test_hang_is_a_transient_timeout() -> None:
+    with OllamaScriptServer([{"hang": 5}]) as s, pytest.raises(ModelError) as raised:
+        OllamaModel("qwen", host=s.url, timeout=0.2).chat(HELLO)
+    assert raised.value.kind == "transient"
+    assert "timed out" in str(raised.value)
+
+
+def test_non_json_body_is_transient() -> None:
+    with OllamaScriptServer([{"raw": "<html>proxy error</html>"}]) as s, pytest.raises(ModelError) as raised:
+        OllamaModel("qwen", host=s.url).chat(HELLO)
+    assert raised.value.kind == "transient"
+
+
+def test_host_comes_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    with OllamaScriptServer([{"content": "via env"}]) as s:
+        monkeypatch.setenv("OLLAMA_HOST", s.url)
+        assert OllamaModel("qwen").chat(HELLO).content == "via env"
