@@ -1,0 +1,189 @@
+"""Harbor's on-disk task format (task.toml, instruction.md, environment/, tests/, solution/) as
+pydantic models, and the suite (suite.toml's train/held-out split). Running a task is sandbox.py's."""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evoharness.errors import EvoError, ValidationFailed
+from tasks.results import Split
+
+
+class _Section(BaseModel):
+    # Harbor adds keys over versions; unknown ones are tolerated, known ones are validated.
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class TaskMetadata(_Section):
+    difficulty: str = "medium"
+    category: str = ""
+    tags: list[str] = Field(default_factory=list)
+
+
+class VerifierConfig(_Section):
+    timeout_sec: float = Field(120.0, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+    # Not Harbor's: the reward a rollout needs to count as a pass (Harbor's tasks give 1 or 0).
+    pass_reward: float = Field(1.0, gt=0)
+
+
+class AgentConfig(_Section):
+    timeout_sec: float = Field(600.0, gt=0)
+
+
+class EnvironmentConfig(_Section):
+    allow_internet: bool = False
+    cpus: int = Field(1, gt=0)
+    memory_mb: int = Field(2048, gt=0)
+    storage_mb: int = Field(10240, gt=0)
+    build_timeout_sec: float = Field(600.0, gt=0)
+
+
+class TaskConfig(_Section):
+    """task.toml. Sections other than these (e.g. [task], [solution]) are kept as extras."""
+
+    version: str = "1.0"
+    metadata: TaskMetadata = Field(default_factory=TaskMetadata)
+    verifier: VerifierConfig = Field(default_factory=VerifierConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
+
+
+class Task(BaseModel):
+    """One loaded task. `root` is the task directory; the agent only ever sees a copy of
+    environment/ (minus the Dockerfile) at `workdir`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    root: Path
+    config: TaskConfig
+    instruction: str
+    workdir: str = "/app"
+
+    @property
+    def environment_dir(self) -> Path:
+        return self.root / "environment"
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.root / "tests"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.root / "solution"
+
+
+class Suite(BaseModel):
+    """A directory of tasks with a fixed train / held-out split (suite.toml)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    root: Path
+    tasks: dict[str, Task]
+    train: list[str]
+    heldout: list[str]
+
+    def items(self, split: Split | None = None) -> list[tuple[Task, Split]]:
+        """(task, split) pairs in suite order, optionally one split only."""
+        pairs: list[tuple[Task, Split]] = [(self.tasks[t], "train") for t in self.train]
+        pairs += [(self.tasks[t], "heldout") for t in self.heldout]
+        return [p for p in pairs if split is None or p[1] == split]
+
+
+_WORKDIR = re.compile(r"^\s*WORKDIR\s+(\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+def dockerfile_workdir(text: str) -> str:
+    """The last WORKDIR of a Dockerfile (where Harbor runs the agent), /app when none is set."""
+    found = _WORKDIR.findall(text)
+    return found[-1] if found else "/app"
+
+
+def _read_config(path: Path) -> TaskConfig:
+    try:
+        raw: dict[str, Any] = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as error:
+        raise ValidationFailed(str(path.parent), [EvoError(f"not valid TOML: {error}", file=path)])
+    try:
+        return TaskConfig.model_validate(raw)
+    except ValidationError as error:
+        problems = [
+            EvoError(e["msg"].lower(), file=path, field=".".join(map(str, e["loc"])),
+                     value=e.get("input"))
+            for e in error.errors()
+        ]
+        raise ValidationFailed(str(path.parent), problems) from None
+
+
+def _missing_files(root: Path) -> list[EvoError]:
+    required = ["task.toml", "instruction.md", "environment", "tests/test.sh"]
+    return [
+        EvoError("required file is missing", file=root / name,
+                 hint="Harbor tasks need task.toml, instruction.md, environment/, tests/test.sh")
+        for name in required
+        if not (root / name).exists()
+    ]
+
+
+def load_task(path: str | Path) -> Task:
+    """Read and check one task directory; raises ValidationFailed naming each bad file/field."""
+    root = Path(path).resolve()
+    if not root.is_dir():
+        raise EvoError("task directory does not exist", file=root)
+    missing = _missing_files(root)
+    if missing:
+        raise ValidationFailed(f"task {root}", missing)
+    config = _read_config(root / "task.toml")
+    instruction = (root / "instruction.md").read_text()
+    if not instruction.strip():
+        raise ValidationFailed(f"task {root}", [EvoError("is empty", file=root / "instruction.md")])
+    dockerfile = root / "environment" / "Dockerfile"
+    workdir = dockerfile_workdir(dockerfile.read_text()) if dockerfile.exists() else "/app"
+    if workdir != "/app":
+        raise ValidationFailed(f"task {root}", [EvoError(
+            "the local sandbox runs tasks in /app", file=dockerfile, field="WORKDIR", value=workdir)])
+    return Task(id=root.name, root=root, config=config, instruction=instruction, workdir=workdir)
+
+
+class _SplitFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    train: list[str]
+    heldout: list[str]
+
+
+def _read_split(path: Path) -> _SplitFile:
+    if not path.exists():
+        raise EvoError("suite file is missing", file=path,
+                       hint="write [split] with train = [...] and heldout = [...]")
+    try:
+        return _SplitFile.model_validate(tomllib.loads(path.read_text()).get("split", {}))
+    except (tomllib.TOMLDecodeError, ValidationError) as error:
+        raise EvoError(f"bad [split] section: {error}", file=path, field="split") from None
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Load every task directory under `path` and check suite.toml splits them all exactly once."""
+    root = Path(path).resolve()
+    split = _read_split(root / "suite.toml")
+    found = sorted(p.name for p in root.iterdir() if (p / "task.toml").exists())
+    listed = split.train + split.heldout
+    problems = [EvoError("task is in no split", file=root / "suite.toml", field="split", value=t)
+                for t in found if t not in listed]
+    problems += [EvoError("listed task has no directory", file=root / "suite.toml",
+                          field="split", value=t) for t in listed if t not in found]
+    problems += [EvoError("task is listed twice", file=root / "suite.toml", field="split", value=t)
+                 for t in sorted({t for t in listed if listed.count(t) > 1})]
+    tasks: dict[str, Task] = {}
+    for name in found:
+        try:
+            tasks[name] = load_task(root / name)
+        except ValidationFailed as error:
+            problems += error.problems
+    if problems:
+        raise ValidationFailed(f"suite {root}", problems)
+    return Suite(root=root, tasks=tasks, train=split.train, heldout=split.heldout)
