@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+printf 'Hello, evoharness!\n' > /app/greeting.txt
