@@ -1,0 +1,63 @@
+"""A rollout's budgets enforced in code: steps, total tokens, wall time and calls per tool, checked
+in one place before each model call. Reading the limits from harness.yaml is workspace/'s job."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent.tools import ToolError
+from workspace.spec import Budgets
+
+
+@dataclass
+class _Usage:
+    """What a rollout has spent; shared by the main agent and its sub-agents."""
+
+    started: float
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tool_calls: Counter[str] = field(default_factory=Counter)
+    refusals: Counter[str] = field(default_factory=Counter)
+
+
+class Budget:
+    def __init__(self, budgets: Budgets, max_steps: int, clock: Callable[[], float],
+                 usage: _Usage | None = None) -> None:
+        self.budgets = budgets
+        self.max_steps = max_steps
+        self.clock = clock
+        self.usage = usage or _Usage(started=clock())
+        self.steps = 0
+
+    def child(self, max_steps: int) -> Budget:
+        """A sub-agent's budget: its own step limit, the rollout's tokens, time and tool calls."""
+        return Budget(self.budgets, max_steps, self.clock, self.usage)
+
+    def exceeded(self) -> str | None:
+        """The exit reason when a budget is spent, else None. The loop calls this before each
+        model call, so no call starts on a spent budget."""
+        if self.steps >= self.max_steps:
+            return "max_steps"
+        if self.usage.tokens_in + self.usage.tokens_out >= self.budgets.tokens:
+            return "token_budget"
+        if self.clock() - self.usage.started >= self.budgets.wall_seconds:
+            return "wall_time"
+        # The model was told once that the tool is exhausted and asked for it again: it is stuck.
+        if any(n > 1 for n in self.usage.refusals.values()):
+            return "tool_budget"
+        return None
+
+    def charge_tokens(self, tokens_in: int, tokens_out: int) -> None:
+        self.usage.tokens_in += tokens_in
+        self.usage.tokens_out += tokens_out
+
+    def admit_tool(self, name: str) -> ToolError | None:
+        """Count one call of `name`, or refuse it when its per-tool limit is reached."""
+        limit = self.budgets.tool_calls.get(name)
+        if limit is not None and self.usage.tool_calls[name] >= limit:
+            self.usage.refusals[name] += 1
+            return ToolError(kind="permanent", message=f"budget exhausted for tool {name} "
+                             f"({limit} calls)", suggestion="use another tool or finish with done")
+        self.usage.tool_calls[name] += 1
+        return None

@@ -1,0 +1,183 @@
+"""The agent loop: ask the model, parse one action, run it, feed the result back, until `done` or a
+budget ends the rollout; every step is an event. Parsing, tools, budgets, compaction, middleware and
+delegation each live in their own module; sandboxing and storing traces belong to tasks/ and traces/."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from agent.budget import Budget
+from agent.compaction import Transcript, step_line
+from agent.delegate import delegate_tool, skill_tool, subagent_prompt
+from agent.environment import Environment
+from agent.events import EventSink
+from agent.middleware import Middleware
+from agent.model import Message, Model, ModelError, ModelReply, ToolCall
+from agent.parsing import Action, ParseError, format_instructions, parse_reply
+from agent.recorder import Recorder, clip
+from agent.tools import DONE, ToolRegistry, ToolResult, done_tool, harness_tool, refused
+from workspace.spec import LoadedHarness, Settings, SubagentSpec
+from workspace.validate import render_system_prompt
+
+MODEL_TEXT_LIMIT = 8000  # tool output the model reads per step; the event keeps less
+
+
+class AgentResult(BaseModel):
+    exit_reason: str  # done | max_steps | token_budget | wall_time | model_unavailable | model_error | tool_budget
+    steps: int
+    tokens_in: int
+    tokens_out: int
+    final: str = ""
+
+
+def run_agent(harness: LoadedHarness, model: Model, env: Environment, instruction: str,
+              sink: EventSink, *, clock: Callable[[], float] = time.monotonic) -> AgentResult:
+    settings = harness.spec.settings
+    recorder = Recorder(sink)
+    budget = Budget(settings.budgets, settings.max_steps, clock)
+    registry = ToolRegistry()
+    for spec in harness.tools:
+        registry.add(spec, harness_tool(spec.name, env, settings.tool_timeout_seconds))
+    registry.add(DONE, done_tool)
+    if harness.skills:
+        registry.add(*skill_tool(harness.skills))
+
+    def run_subagent(agent: SubagentSpec, task: str) -> AgentResult:
+        tools = registry.subset(agent.tools)
+        sub_recorder = recorder.child(subagent=agent.name)
+        sub = _Agent(model, tools, Middleware(harness, env, sub_recorder),
+                     budget.child(agent.max_steps), sub_recorder, settings)
+        return sub.run(subagent_prompt(agent, settings.action_format, tools.specs), task)
+
+    if harness.subagents:
+        registry.add(*delegate_tool(harness.subagents, run_subagent))
+    main = _Agent(model, registry, Middleware(harness, env, recorder), budget, recorder, settings)
+    return main.run(render_system_prompt(harness), instruction)
+
+
+class _Agent:
+    """One agent (the main one or a sub-agent) over its own transcript and tools."""
+
+    def __init__(self, model: Model, registry: ToolRegistry, middleware: Middleware,
+                 budget: Budget, recorder: Recorder, settings: Settings) -> None:
+        self.model = model
+        self.registry = registry
+        self.middleware = middleware
+        self.budget = budget
+        self.recorder = recorder
+        self.settings = settings
+        self.native = settings.action_format == "native"
+
+    def run(self, system: str, instruction: str) -> AgentResult:
+        transcript = Transcript(system, instruction)
+        retried = False  # the previous reply failed to parse and the model was asked again
+        while (reason := self.budget.exceeded()) is None:
+            self._fit_context(transcript)
+            try:
+                reply = self._ask(transcript)
+            except ModelError as exc:
+                self.recorder.emit("error", name="ModelError", content=str(exc),
+                                   data={"kind": exc.kind})
+                return self._result("model_unavailable" if exc.kind == "unavailable" else "model_error")
+            try:
+                action = parse_reply(reply, self.settings.action_format)
+            except ParseError as exc:
+                retried = self._parse_failed(transcript, reply, exc, retried)
+                continue
+            retried = False
+            self.budget.steps += 1
+            result = self._act(action)
+            transcript.add(self._exchange(reply, action, result),
+                           step_line(action.tool, action.arguments, result))
+            if result.final is not None:
+                return self._result("done", result.final)
+        return self._result(reason)
+
+    def _ask(self, transcript: Transcript) -> ModelReply:
+        messages = self.middleware.before_model(transcript.messages())
+        started = time.perf_counter()
+        reply = self.model.chat(
+            messages,
+            tools=self.registry.specs if self.native else None,
+            temperature=self.settings.temperature,
+            json_mode=not self.native,
+            max_tokens=self.settings.max_output_tokens,
+        )
+        transcript.observe(reply.tokens_in)
+        self.budget.charge_tokens(reply.tokens_in, reply.tokens_out)
+        self.recorder.emit(
+            "model_call", name=reply.model or self.model.name, content=reply.content,
+            tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
+            duration_ms=reply.duration_ms or (time.perf_counter() - started) * 1000,
+            data={"tool_calls": [call.model_dump() for call in reply.tool_calls]},
+        )
+        return self.middleware.after_model(reply)
+
+    def _parse_failed(self, transcript: Transcript, reply: ModelReply, exc: ParseError,
+                      retried: bool) -> bool:
+        """Tell the model what was wrong. The first failure is retried for free; a second one in a
+        row costs a step. Returns whether the next reply is a retry."""
+        feedback = (f"Your reply could not be used: {exc}\n"
+                    f"{format_instructions(self.settings.action_format, self.registry.names)}")
+        call = reply.tool_calls[0] if reply.tool_calls else None
+        transcript.add(_reply_and_answer(reply.content, call, feedback), "unusable reply")
+        if not retried:
+            self.recorder.emit("note", name="parse_retry", content=str(exc))
+            return True
+        self.budget.steps += 1
+        self.recorder.emit("error", name="ParseError", content=str(exc),
+                           data={"field": exc.field, "step": self.budget.steps})
+        return False
+
+    def _act(self, action: Action) -> ToolResult:
+        self.recorder.emit("tool_call", name=action.tool,
+                           data={"arguments": action.arguments, "note": action.note})
+        started = time.perf_counter()
+        checked = self.middleware.before_tool(action)
+        if isinstance(checked, str):
+            result = refused("permanent", f"blocked by middleware: {checked}",
+                             "choose a different action")
+        elif (exhausted := self.budget.admit_tool(checked.tool)) is not None:
+            result = ToolResult(error=exhausted)
+        else:
+            result = self.middleware.after_tool(
+                checked.tool, self.registry.call(checked.tool, checked.arguments))
+        error = result.error.model_dump() if result.error else None
+        self.recorder.emit("tool_result", name=action.tool, content=result.text(),
+                           duration_ms=(time.perf_counter() - started) * 1000,
+                           data={"exit_code": result.exit_code, "error": error})
+        return result
+
+    def _exchange(self, reply: ModelReply, action: Action, result: ToolResult) -> list[Message]:
+        text = clip(result.text(), MODEL_TEXT_LIMIT)
+        if action.note:
+            text = f"(note: {action.note})\n{text}"
+        # Only the call that ran is kept, so a native transcript has no unanswered tool calls.
+        call = (ToolCall(id=action.call_id, name=action.tool, arguments=action.arguments)
+                if action.call_id else None)
+        return _reply_and_answer(reply.content, call,
+                                 text if call else f"Result of {action.tool}:\n{text}")
+
+    def _fit_context(self, transcript: Transcript) -> None:
+        limit = self.settings.budgets.context_tokens
+        if transcript.estimate() <= limit or len(transcript.exchanges) < 2:
+            return
+        before, after = transcript.compact(limit)
+        self.recorder.emit("note", name="compaction", content=f"context {before} -> {after} tokens",
+                           data={"before": before, "after": after, "limit": limit,
+                                 "compacted_steps": len(transcript.compacted)})
+
+    def _result(self, exit_reason: str, final: str = "") -> AgentResult:
+        usage = self.budget.usage
+        return AgentResult(exit_reason=exit_reason, steps=self.budget.steps,
+                           tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, final=final)
+
+
+def _reply_and_answer(content: str, call: ToolCall | None, answer: str) -> list[Message]:
+    """The assistant's turn and what it got back: a tool message for a native call, else a user one."""
+    if call is None:
+        return [Message(role="assistant", content=content), Message(role="user", content=answer)]
+    return [Message(role="assistant", content=content, tool_calls=[call]),
+            Message(role="tool", content=answer, tool_call_id=call.id, name=call.name)]

@@ -1,0 +1,126 @@
+"""Running a harness's middleware hooks (before_model, after_model, before_tool, after_tool) inside the
+Environment, never in the agent's process; writing the hooks is the harness's business.
+
+The harness-side contract: middleware/<name>.py defines any of the four hook functions at top level
+and ends with this runner, because the Environment runs a script file with JSON on stdin:
+
+    if __name__ == "__main__":
+        import json, sys
+        request = json.load(sys.stdin)            # {"hook": "<hook name>", "payload": ...}
+        result = globals()[request["hook"]](request["payload"])
+        if result is not None:
+            print(json.dumps(result))             # the modified payload; nothing = unchanged
+
+Payloads: before_model gets the message list ([{"role", "content", ...}]) and may return a new list
+(used for that model call only); after_model gets the reply {"content", "tool_calls", ...};
+before_tool gets {"tool", "arguments"} and may return a changed call or {"block": "reason"};
+after_tool gets {"tool", "output", "exit_code", "error", ...}. Only hooks a file defines are run.
+A hook that crashes, times out or prints something invalid is skipped with an error event.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+from agent.environment import Environment
+from agent.model import Message, ModelReply
+from agent.parsing import Action
+from agent.recorder import Recorder
+from agent.tools import ToolResult
+from workspace.spec import LoadedHarness
+
+HOOKS = ("before_model", "after_model", "before_tool", "after_tool")
+T = TypeVar("T")
+_MESSAGES = TypeAdapter(list[Message])
+
+
+class HookFailed(Exception):
+    """Internal: one hook run that produced nothing usable; it is reported and skipped."""
+
+
+def defined_hooks(path) -> set[str]:
+    """The hook functions a middleware file defines at top level (validate.py made sure it parses)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)} & set(HOOKS)
+
+
+class Middleware:
+    def __init__(self, harness: LoadedHarness, env: Environment, recorder: Recorder) -> None:
+        self.env = env
+        self.recorder = recorder
+        self.timeout = harness.spec.settings.tool_timeout_seconds
+        self.hooks = {hook: [] for hook in HOOKS}
+        for name in harness.middleware:
+            for hook in defined_hooks(harness.root / "middleware" / f"{name}.py"):
+                self.hooks[hook].append(name)
+
+    def before_model(self, messages: list[Message]) -> list[Message]:
+        return self._apply("before_model", messages, _MESSAGES.dump_python, _MESSAGES.validate_python)
+
+    def after_model(self, reply: ModelReply) -> ModelReply:
+        return self._apply("after_model", reply, ModelReply.model_dump, ModelReply.model_validate)
+
+    def before_tool(self, action: Action) -> Action | str:
+        """The (possibly changed) action, or the reason a middleware blocked it."""
+        result = self._apply("before_tool", action, _call_payload, _load_call)
+        if isinstance(result, Action):  # keep the call id and thought the hook never saw
+            return action.model_copy(update={"tool": result.tool, "arguments": result.arguments})
+        return result
+
+    def after_tool(self, tool: str, result: ToolResult) -> ToolResult:
+        return self._apply("after_tool", result, lambda r: {"tool": tool, **r.model_dump()},
+                           ToolResult.model_validate)
+
+    def _apply(self, hook: str, value: T, dump: Callable[[T], Any], load: Callable[[Any], T]) -> T:
+        for name in self.hooks[hook]:
+            try:
+                changed = self._run(name, hook, dump(value), load)
+            except HookFailed as exc:
+                self.recorder.emit("error", name=f"middleware:{name}", content=str(exc),
+                                   data={"hook": hook, "skipped": True})
+                continue
+            if changed is None:
+                continue
+            value = changed
+            blocked = isinstance(value, str)
+            self.recorder.emit("middleware", name=name, content=json.dumps(_dump_any(value))[:4000],
+                               data={"hook": hook, "action": "block" if blocked else "modify"})
+            if blocked:  # a blocked call is final: later middleware never sees it
+                break
+        return value
+
+    def _run(self, name: str, hook: str, payload: Any, load: Callable[[Any], T]) -> T | None:
+        request = json.dumps({"hook": hook, "payload": payload})
+        result = self.env.run_python(f"middleware/{name}.py", request, timeout=self.timeout)
+        if result.exit_code != 0 or result.timed_out:
+            raise HookFailed(f"{hook} failed ({result.exit_reason}, exit {result.exit_code}): "
+                             f"{result.output[-1000:]}")
+        text = result.output.strip()
+        if not text:
+            return None
+        try:
+            return load(json.loads(text))
+        except (json.JSONDecodeError, ValidationError, TypeError, ValueError) as exc:
+            raise HookFailed(f"{hook} printed an unusable payload ({exc}): {text[:500]}") from None
+
+
+def _dump_any(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_dump_any(v) for v in value]
+    return value.model_dump() if hasattr(value, "model_dump") else value
+
+
+def _call_payload(action: Action) -> dict[str, Any]:
+    return {"tool": action.tool, "arguments": action.arguments}
+
+
+def _load_call(raw: Any) -> Action | str:
+    if isinstance(raw, dict) and "block" in raw:
+        return str(raw["block"])
+    if not isinstance(raw, dict) or not isinstance(raw.get("arguments"), dict):
+        raise ValueError('expected {"tool": ..., "arguments": {...}} or {"block": "reason"}')
+    return Action(tool=str(raw.get("tool", "")), arguments=raw["arguments"])

@@ -1,0 +1,131 @@
+"""Turning a model reply into one Action (tool name + arguments) for both action formats, forgiving
+where it is safe; the reply protocol text shown to the model on a parse error. Dispatch is tools.py's."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.model import ModelReply
+from evoharness.errors import EvoError
+
+ActionFormat = Literal["json", "native"]
+
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
+_JSON_TYPES = {"string", "object", "array", "number", "integer", "boolean", "null"}
+_SCHEMA_KEYS = {
+    "type", "description", "properties", "required", "items", "enum", "default",
+    "additionalProperties", "title", "$schema",
+}
+
+
+class Action(BaseModel):
+    """One tool call the model asked for. `note` says what the parser had to forgive."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    call_id: str | None = None
+    thought: str = ""
+    note: str = ""
+
+
+class ParseError(EvoError):
+    """A reply that holds no usable action; the message is what the model reads back."""
+
+
+def parse_reply(reply: ModelReply, action_format: ActionFormat) -> Action:
+    if action_format == "native":
+        return _parse_native(reply)
+    return _parse_json_action(reply.content)
+
+
+def format_instructions(action_format: ActionFormat, tool_names: list[str]) -> str:
+    """The reply protocol, as the model is reminded of it after a parse error."""
+    tools = ", ".join(tool_names)
+    if action_format == "native":
+        return (
+            f"Call exactly one tool per reply using a native tool call. Available tools: {tools}. "
+            'When the task is finished, call `done` with {"summary": "..."}.'
+        )
+    return (
+        "Reply with exactly ONE JSON object and nothing else, of the form "
+        '{"thought": "<short reasoning>", "tool": "<tool name>", "arguments": {<argument values>}}. '
+        f"Available tools: {tools}. Give argument VALUES, not their schema. "
+        'When the task is finished, use the tool "done" with arguments {"summary": "..."}.'
+    )
+
+
+def _parse_native(reply: ModelReply) -> Action:
+    if not reply.tool_calls:
+        # Some models put the call in the text instead; accept it when it is an unambiguous action.
+        try:
+            action = _parse_json_action(reply.content)
+        except ParseError:
+            raise ParseError("the reply has no tool call", field="tool_calls") from None
+        return action.model_copy(update={"note": "tool call read from the message text"})
+    call = reply.tool_calls[0]
+    note = ""
+    if len(reply.tool_calls) > 1:
+        ignored = ", ".join(c.name for c in reply.tool_calls[1:])
+        note = f"only the first of {len(reply.tool_calls)} tool calls ran (ignored: {ignored})"
+    arguments = _arguments_dict(call.arguments, field=f"tool_calls[0].{call.name}.arguments")
+    return Action(tool=call.name, arguments=arguments, call_id=call.id, note=note)
+
+
+def _parse_json_action(text: str) -> Action:
+    obj = _first_json_object(text)
+    if obj is None:
+        raise ParseError("no JSON object found in the reply", field="content", value=text[:200])
+    tool = obj.get("tool", obj.get("name"))
+    if not isinstance(tool, str) or not tool:
+        raise ParseError('the JSON object has no "tool" name', field="tool", value=obj)
+    raw = obj.get("arguments", obj.get("parameters", {}))
+    arguments = _arguments_dict(raw, field="arguments")
+    thought = obj.get("thought", "")
+    return Action(tool=tool, arguments=arguments, thought=thought if isinstance(thought, str) else "")
+
+
+def _first_json_object(text: str) -> dict[str, Any] | None:
+    """The first balanced JSON object, looking inside code fences first."""
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    decoder = json.JSONDecoder()
+    for candidate in candidates:
+        for start in (i for i, ch in enumerate(candidate) if ch == "{"):
+            try:
+                obj, _ = decoder.raw_decode(candidate, start)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict):
+                return obj
+    return None
+
+
+def _arguments_dict(raw: Any, *, field: str) -> dict[str, Any]:
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"arguments are not valid JSON ({exc.msg})", field=field, value=raw) from None
+    if not isinstance(raw, dict):
+        raise ParseError("arguments must be a JSON object", field=field, value=raw)
+    echoed_whole = raw.get("type") == "object" and "properties" in raw and _looks_like_schema(raw)
+    if echoed_whole or any(_looks_like_schema(v) for v in raw.values()):
+        raise ParseError(
+            "the arguments are a JSON schema echoed back, not values",
+            field=field,
+            value=raw,
+            hint='give the values themselves, e.g. {"command": "ls -la"}',
+        )
+    return raw
+
+
+def _looks_like_schema(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("type") in _JSON_TYPES
+        and set(value) <= _SCHEMA_KEYS
+    )
