@@ -1,0 +1,99 @@
+"""Per-task pass counts and the noise model (how often a task's outcome changes with the harness
+unchanged), read from the `rollouts` table. Judging changes with them is attribution.py's job."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TaskCounts(BaseModel):
+    """Passes out of judged rollouts of one task in one evaluation (infra errors are not judged)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    passes: int = Field(ge=0)
+    total: int = Field(gt=0)
+
+    def __str__(self) -> str:
+        return f"{self.passes}/{self.total}"
+
+    @property
+    def mixed(self) -> bool:
+        return 0 < self.passes < self.total
+
+    def plus(self, extra: TaskCounts) -> TaskCounts:
+        """These counts with extra rollouts of the same harness added (borderline re-runs)."""
+        return TaskCounts(passes=self.passes + extra.passes, total=self.total + extra.total)
+
+
+class NoiseModel(BaseModel):
+    """Per task: comparisons of two evaluations of the same harness commit, how many differed
+    (flips), and how many evaluations had a mixed outcome (0 < passes < k)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    comparisons: dict[str, int] = Field(default_factory=dict)
+    flips: dict[str, int] = Field(default_factory=dict)
+    mixed: dict[str, int] = Field(default_factory=dict)
+
+    def unstable(self, task_id: str) -> bool:
+        return self.flips.get(task_id, 0) > 0 or self.mixed.get(task_id, 0) > 0
+
+    def flip_rate(self, task_id: str) -> float:
+        compared = self.comparisons.get(task_id, 0)
+        return self.flips.get(task_id, 0) / compared if compared else 0.0
+
+    def band(self) -> float:
+        """Expected number of tasks whose outcome changes by chance between two evaluations."""
+        return sum(self.flip_rate(task) for task in self.comparisons)
+
+
+# Judged rollouts only: an infra error says nothing about the harness.
+_GROUPS_SQL = """
+SELECT harness_commit, task_id, iteration, attempt // ? AS part,
+       count(*) FILTER (WHERE outcome = 'pass') AS passes, count(*) AS total
+FROM rollouts
+WHERE run_id = ? AND iteration <= ? AND outcome <> 'infra_error'
+GROUP BY ALL
+ORDER BY harness_commit, task_id, iteration, part
+"""
+
+
+def noise_from_db(
+    con: duckdb.DuckDBPyConnection, run_id: str, k: int, upto_iteration: int
+) -> NoiseModel:
+    """The flip record up to and including `upto_iteration` (the 'before' evaluation).
+
+    An evaluation is k attempts of one task under one commit; the baseline's 2k attempts are two
+    evaluations (attempt // k). Partial groups (borderline extras, missing rollouts) are not
+    evaluations. Consecutive evaluations of the same commit that differ in passes are a flip.
+    """
+    series: dict[tuple[str, str], list[int]] = defaultdict(list)
+    mixed: dict[str, int] = defaultdict(int)
+    for commit, task, _it, _part, passes, total in con.execute(
+        _GROUPS_SQL, [k, run_id, upto_iteration]
+    ).fetchall():
+        if total != k:
+            continue
+        series[(commit, task)].append(passes)
+        mixed[task] += int(0 < passes < k)
+    comparisons: dict[str, int] = defaultdict(int)
+    flips: dict[str, int] = defaultdict(int)
+    for (_commit, task), passes in series.items():
+        comparisons[task] += len(passes) - 1
+        flips[task] += sum(a != b for a, b in zip(passes, passes[1:]))
+    return NoiseModel(comparisons=dict(comparisons), flips=dict(flips), mixed=dict(mixed))
+
+
+def counts_from_db(
+    con: duckdb.DuckDBPyConnection, run_id: str, iteration: int
+) -> dict[str, TaskCounts]:
+    """Per task pass counts of one iteration's evaluation (every judged attempt, extras included)."""
+    rows = con.execute(
+        "SELECT task_id, count(*) FILTER (WHERE outcome = 'pass'), count(*) FROM rollouts "
+        "WHERE run_id = ? AND iteration = ? AND outcome <> 'infra_error' GROUP BY task_id",
+        [run_id, iteration],
+    ).fetchall()
+    return {task: TaskCounts(passes=p, total=n) for task, p, n in rows}
