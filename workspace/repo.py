@@ -1,0 +1,189 @@
+"""Git versioning of a harness workspace (GitPython): create from the seed, commit one change with
+trailers, revert, tag, diff, read a file at a commit. What a change means is manifests/' job."""
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import git
+from pydantic import BaseModel, ConfigDict
+
+from evoharness.errors import EvoError
+
+from .prompt import SEED_DIR
+
+__all__ = ["SEED_DIR", "CommitInfo", "HarnessRepo", "RevertConflict"]
+
+AUTHOR = {
+    "GIT_AUTHOR_NAME": "evoharness", "GIT_AUTHOR_EMAIL": "evoharness@localhost",
+    "GIT_COMMITTER_NAME": "evoharness", "GIT_COMMITTER_EMAIL": "evoharness@localhost",
+}
+# Field and record separators for one `git log` call that returns every commit's parts.
+_FS, _RS = "\x1f", "\x1e"
+
+
+class RevertConflict(EvoError):
+    """A later commit touched the same lines: the revert was aborted and the tree left clean."""
+
+
+class CommitInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sha: str
+    summary: str
+    message: str
+    trailers: dict[str, str]
+    time: datetime
+
+
+class HarnessRepo:
+    """A harness directory under git; every method leaves the working tree consistent."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._repo = git.Repo(self.path)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as error:
+            raise EvoError("not a harness git repository", file=self.path,
+                           hint="create one with HarnessRepo.create") from error
+        self._git = self._repo.git
+        self._git.update_environment(**AUTHOR)
+
+    @classmethod
+    def create(cls, path: str | Path, seed: str | Path = SEED_DIR) -> HarnessRepo:
+        """Copy `seed` to `path` (which must not exist or be empty), commit it, tag it 'seed'."""
+        path = Path(path)
+        if path.exists() and any(path.iterdir()):
+            raise EvoError("directory is not empty", file=path, hint="choose a new path")
+        shutil.copytree(seed, path, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        git.Repo.init(path, initial_branch="main")
+        repo = cls(path)
+        repo._git.add("-A")
+        repo._git.commit("-m", "Seed harness", "--no-verify")
+        repo.tag("seed")
+        return repo
+
+    def head(self) -> str:
+        return self._repo.head.commit.hexsha
+
+    def commit_change(self, message: str, *, change_id: str, component: str,
+                      trailers: dict[str, str] | None = None) -> str:
+        """Stage everything and commit it as one change; empty changes (placebos) are allowed."""
+        fields = {"Change-Id": change_id, "Component": component, **(trailers or {})}
+        return self._commit(message, fields)
+
+    def _commit(self, message: str, trailers: dict[str, str], *, stage: bool = True) -> str:
+        if stage:
+            self._git.add("-A")
+        args = ["-m", message, "--allow-empty", "--no-verify"]
+        for key, value in trailers.items():
+            args += ["--trailer", f"{key}: {_one_line(value)}"]
+        self._git.commit(*args)
+        return self.head()
+
+    def revert(self, commit: str, *, reason: str) -> str:
+        """Undo `commit` with a new commit that says why; RevertConflict if it can't apply."""
+        if self.is_dirty():
+            raise EvoError("uncommitted changes in the workspace", file=self.path,
+                           hint="commit or discard them before reverting")
+        original = self.commit_info(commit)
+        try:
+            self._git.revert("--no-commit", original.sha)
+        except git.GitCommandError as error:
+            conflicted = self._git.diff("--name-only", "--diff-filter=U").split()
+            self._abort_revert()
+            raise RevertConflict(
+                f"reverting {original.sha[:12]} ({original.summary!r}) conflicts with later commits",
+                file=", ".join(conflicted) or None, field="revert", value=original.sha,
+                hint="revert the later commits touching these files first",
+            ) from error
+        message = f'Revert "{original.summary}"\n\n{reason}\n\nThis reverts commit {original.sha}.'
+        trailers = {"Reverts-Commit": original.sha}
+        if "Change-Id" in original.trailers:
+            trailers["Reverts-Change-Id"] = original.trailers["Change-Id"]
+        if "Component" in original.trailers:
+            trailers["Component"] = original.trailers["Component"]
+        return self._commit(message, trailers, stage=False)
+
+    def _abort_revert(self) -> None:
+        try:
+            self._git.revert("--abort")
+        except git.GitCommandError:
+            # --no-commit conflicts may leave no sequencer state to abort; reset is equivalent.
+            self._git.reset("--hard", "HEAD")
+
+    def tag(self, name: str, commit: str | None = None) -> None:
+        """Tag `commit` (default HEAD); re-tagging the same commit is a no-op, moving a tag is not."""
+        target = self._resolve(commit or "HEAD")
+        if name in self._repo.tags:
+            existing = self._repo.tags[name].commit.hexsha
+            if existing != target:
+                raise EvoError("tag already points at another commit", field="tag", value=name,
+                               hint=f"it marks {existing[:12]}")
+            return
+        self._repo.create_tag(name, ref=target)
+
+    def diff(self, a: str, b: str | None = None) -> str:
+        """`git diff a b`; with no `b`, the working tree against `a`."""
+        return self._git.diff(a, *([b] if b else []))
+
+    def read_file(self, relpath: str, commit: str = "HEAD") -> str:
+        """The file's exact text at `commit`."""
+        try:
+            return self._git.show(f"{self._resolve(commit)}:{relpath}",
+                                  strip_newline_in_stdout=False)
+        except git.GitCommandError as error:
+            raise EvoError("file not in commit", file=relpath, value=commit) from error
+
+    def tree_id(self, commit: str = "HEAD") -> str:
+        return self._repo.commit(self._resolve(commit)).tree.hexsha
+
+    def is_dirty(self) -> bool:
+        return self._repo.is_dirty(untracked_files=True)
+
+    def changed_files(self, commit: str) -> list[str]:
+        """Files the commit changed relative to its first parent (all files for the root)."""
+        out = self._git.diff_tree("--no-commit-id", "--name-only", "-r", "--root",
+                                  self._resolve(commit))
+        return out.split("\n") if out else []
+
+    def commit_info(self, commit: str = "HEAD") -> CommitInfo:
+        return self.log(rev=commit, max_count=1)[0]
+
+    def log(self, max_count: int | None = None, *, rev: str = "HEAD") -> list[CommitInfo]:
+        """Commits reachable from `rev`, newest first, with their parsed trailers."""
+        fmt = _FS.join(["%H", "%ct", "%s", "%B", "%(trailers:only,unfold)"]) + _RS
+        args = [f"--format={fmt}", self._resolve(rev)]
+        if max_count is not None:
+            args.insert(0, f"--max-count={max_count}")
+        records = self._git.log(*args).split(_RS)
+        return [_parse_commit(record) for record in records if record.strip()]
+
+    def reset_hard(self, commit: str) -> None:
+        """Make the working tree exactly `commit`, untracked files included."""
+        self._git.reset("--hard", self._resolve(commit))
+        self._git.clean("-fd")
+
+    def _resolve(self, rev: str) -> str:
+        try:
+            return self._repo.commit(rev).hexsha
+        except (git.BadName, ValueError) as error:
+            raise EvoError("unknown commit", field="commit", value=rev) from error
+
+
+def _parse_commit(record: str) -> CommitInfo:
+    sha, stamp, summary, message, trailer_text = record.strip("\n").split(_FS)
+    trailers = {}
+    for line in trailer_text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            trailers[key.strip()] = value.strip()
+    return CommitInfo(sha=sha, summary=summary, message=message.strip(), trailers=trailers,
+                      time=datetime.fromtimestamp(int(stamp), tz=timezone.utc))
+
+
+def _one_line(value: str) -> str:
+    # A newline would end the trailer and corrupt the block git parses back.
+    return " ".join(value.split())
