@@ -1,6 +1,8 @@
 """Hand-built manifests, counts and noise for the manifests tests."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import duckdb
 
 from manifests.noise import NoiseModel, TaskCounts
@@ -22,6 +24,7 @@ def change(cid: str, fixes: dict[str, float] | None = None, regs: dict[str, floa
 def manifest(iteration: int, *changes: ChangeManifestEntry, run_id: str = "run1"):
     return IterationManifest(
         run_id=run_id, iteration=iteration, harness_commit_before="fedcba9876543210",
+        created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc),
         changes=list(changes), no_change_reason=None if changes else "nothing to fix",
     )
 
