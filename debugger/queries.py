@@ -1,0 +1,159 @@
+"""The SQL behind the evidence: per-task stats, failure classes, verifier lines, condensed events.
+
+Every query starts from the visible rollouts (this run, train split, not a hidden task), so held-out
+rows never reach Python. Rendering is left to the other debugger modules.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel, ConfigDict
+
+from debugger.leak import FAILING_LINE_REGEX
+
+HEAD_LINES = 10  # lines kept from the start and the end of one event's content
+MAX_EVENT_CHARS = 1200  # then characters, for outputs that are one huge line
+HEAD_EVENTS = 20  # events kept from the start and the end of a rollout ...
+MID_ERRORS = 10  # ... plus this many error events from the part in between
+MAX_FAILING_LINES = 20  # verifier lines kept per rollout
+MAX_LINE_CHARS = 200
+
+
+class Scope(BaseModel):
+    """Which rollouts the evidence is about, and which it must never see."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    iteration: int
+    previous: int | None
+    hidden: tuple[str, ...] = ()
+
+    def params(self) -> dict[str, Any]:
+        return {"run": self.run_id, "it": self.iteration, "prev": self.previous,
+                "hidden": list(self.hidden)}
+
+
+VISIBLE = """
+WITH v AS (
+    SELECT * FROM rollouts
+    WHERE run_id = $run AND split <> 'heldout' AND NOT list_contains($hidden::VARCHAR[], task_id)
+)"""
+
+
+def rows(
+    con: duckdb.DuckDBPyConnection, sql: str, scope: Scope, **extra: Any
+) -> list[dict[str, Any]]:
+    """Run `sql` (which may use the CTE `v`, $run/$it/$prev/$hidden and `extra` parameters) and
+    return dict rows. DuckDB refuses unused named parameters, hence the filter."""
+    params = {k: val for k, val in (scope.params() | extra).items() if f"${k}" in VISIBLE + sql}
+    cursor = con.execute(VISIBLE + sql, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+TASK_STATS = """,
+cur AS (
+    SELECT task_id, count(*) AS k, count(*) FILTER (WHERE outcome = 'pass') AS passes,
+           avg(tokens_in + tokens_out) AS tokens, avg(duration_s) AS seconds, avg(steps) AS steps
+    FROM v WHERE iteration = $it GROUP BY task_id),
+prev AS (
+    SELECT task_id, avg((outcome = 'pass')::INT) AS prev_p1 FROM v WHERE iteration = $prev
+    GROUP BY task_id),
+hist AS (
+    SELECT task_id, bool_and(outcome = 'pass') OR bool_and(outcome <> 'pass') AS stable,
+           count(DISTINCT iteration) AS iterations
+    FROM v WHERE iteration <= $it GROUP BY task_id)
+SELECT cur.*, passes / k AS p1, prev_p1, passes / k - prev_p1 AS delta, stable, iterations
+FROM cur JOIN hist USING (task_id) LEFT JOIN prev USING (task_id)
+ORDER BY task_id
+"""
+
+ROLLOUTS = """
+SELECT rollout_id, task_id, attempt, outcome, reward, steps, tokens_in + tokens_out AS tokens,
+       duration_s, exit_reason
+FROM v WHERE iteration = $it ORDER BY task_id, attempt
+"""
+
+EXIT_REASONS = """
+SELECT outcome, exit_reason, count(*) AS rollouts, count(DISTINCT task_id) AS tasks
+FROM v WHERE iteration = $it AND outcome <> 'pass'
+GROUP BY ALL ORDER BY rollouts DESC, exit_reason
+"""
+
+ERROR_CLASSES = """
+SELECT e.name, count(*) AS events, count(DISTINCT v.task_id) AS tasks,
+       left(split_part(min(e.content), chr(10), 1), 160) AS example
+FROM events e JOIN v USING (rollout_id)
+WHERE v.iteration = $it AND e.kind = 'error'
+GROUP BY e.name ORDER BY events DESC, e.name
+"""
+
+# The verifier's failing lines, one row each; the only way verifier output reaches the evidence.
+FAILING_LINES = f""",
+split AS (
+    SELECT rollout_id, task_id, string_split(replace(verifier_tail, chr(13), ''), chr(10)) AS ls
+    FROM v WHERE iteration = $it AND outcome <> 'pass'),
+lines AS (
+    SELECT rollout_id, task_id, unnest(ls) AS line, generate_subscripts(ls, 1) AS line_no
+    FROM split),
+failing AS (
+    SELECT rollout_id, task_id, left(rtrim(line), {MAX_LINE_CHARS}) AS line,
+           row_number() OVER (PARTITION BY rollout_id ORDER BY line_no) AS n
+    FROM lines WHERE regexp_matches(line, '{FAILING_LINE_REGEX}'))
+"""
+
+VERIFIER_LINES = FAILING_LINES + f"""
+SELECT rollout_id, string_agg(line, chr(10) ORDER BY n) AS lines
+FROM failing WHERE n <= {MAX_FAILING_LINES} GROUP BY rollout_id
+"""
+
+VERIFIER_CLASSES = FAILING_LINES + """
+SELECT trim(line) AS line, count(DISTINCT rollout_id) AS rollouts, count(DISTINCT task_id) AS tasks
+FROM failing GROUP BY 1 ORDER BY rollouts DESC, line
+"""
+
+TASK_ERRORS = """
+SELECT v.task_id, e.rollout_id, e.seq, e.name, left(split_part(e.content, chr(10), 1), 200) AS text
+FROM events e JOIN v USING (rollout_id)
+WHERE v.iteration = $it AND e.kind = 'error'
+ORDER BY v.task_id, e.rollout_id, e.seq
+"""
+
+# Head and tail of every rollout plus a few errors between, each content cut to head and tail
+# lines: the condensing happens here so Python only formats what is kept.
+CONDENSED_EVENTS = f""",
+e AS (
+    SELECT e.*, row_number() OVER w AS rn, count(*) OVER (PARTITION BY e.rollout_id) AS total,
+           sum((e.kind = 'error')::INT) OVER w AS error_rank
+    FROM events e JOIN v USING (rollout_id)
+    WHERE v.iteration = $it
+    WINDOW w AS (PARTITION BY e.rollout_id ORDER BY e.seq)),
+kept AS (
+    SELECT *, string_split(content, chr(10)) AS lines FROM e
+    WHERE rn <= {HEAD_EVENTS} OR rn > total - {HEAD_EVENTS}
+       OR (kind = 'error' AND error_rank <= {MID_ERRORS})),
+cut AS (
+    SELECT *, CASE WHEN len(lines) > {2 * HEAD_LINES}
+        THEN array_to_string(lines[1:{HEAD_LINES}], chr(10)) || chr(10)
+             || '[... ' || (len(lines) - {2 * HEAD_LINES}) || ' lines cut ...]' || chr(10)
+             || array_to_string(lines[-{HEAD_LINES}:], chr(10))
+        ELSE content END AS text
+    FROM kept)
+SELECT rollout_id, seq, rn, total, kind, name, data::VARCHAR AS data, tokens_in, tokens_out,
+       CASE WHEN length(text) > {MAX_EVENT_CHARS}
+            THEN left(text, {MAX_EVENT_CHARS // 2}) || ' [... '
+                 || (length(text) - {MAX_EVENT_CHARS}) || ' chars cut ...] '
+                 || right(text, {MAX_EVENT_CHARS // 2})
+            ELSE text END AS text
+FROM cut ORDER BY rollout_id, seq
+"""
+
+TOOL_SEQUENCES = """
+SELECT e.rollout_id, e.seq, e.name, e.data::VARCHAR AS data
+FROM events e JOIN v USING (rollout_id)
+WHERE v.iteration = $it AND e.kind = 'tool_call' AND list_contains($ids::VARCHAR[], e.rollout_id)
+ORDER BY e.rollout_id, e.seq
+"""
+

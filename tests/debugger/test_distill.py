@@ -1,0 +1,132 @@
+"""distill() on a known set of traces: the numbers, the links, the divergence point."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from debugger.distill import distill
+from debugger.scoreboard import ChangeOutcome, Scoreboard, Scores
+from tests.debugger.conftest import RUN, output, shell
+
+FAIL_TAIL = """============ FAILURES ============
+    def test_add():
+>       assert add(2, 2) == 5
+E       assert 4 == 5
+tests/test_outputs.py:7: AssertionError
+FAILED tests/test_outputs.py::test_add - assert 4 == 5
+1 failed in 0.1s"""
+
+
+def build(traces) -> None:
+    # iteration 1: alpha fails twice, beta passes twice, gamma passes twice
+    for a in (1, 2):
+        traces.rollout("alpha", a, "fail", iteration=1, verifier_tail=FAIL_TAIL)
+        traces.rollout("beta", a, "pass", iteration=1)
+        traces.rollout("gamma", a, "pass", iteration=1)
+    # iteration 2: alpha 1 of 2 (diverges at the 2nd tool call), beta still passes, gamma fails
+    common = [("model_call", "m", "look around", {}), shell("ls"), output("a.py")]
+    traces.rollout("alpha", 1, "pass", iteration=2,
+                   events=common + [shell("python fix.py"), output("fixed")])
+    traces.rollout("alpha", 2, "fail", iteration=2, verifier_tail=FAIL_TAIL, exit_reason="max_steps",
+                   events=common + [shell("rm -rf a.py"), ("error", "ToolTimeout", "took 30s", {})])
+    for a in (1, 2):
+        traces.rollout("beta", a, "pass", iteration=2, tokens=300, duration=4.0)
+        traces.rollout("gamma", a, "fail", iteration=2, exit_reason="token_budget")
+
+
+def test_overview_numbers(traces, tmp_path: Path) -> None:
+    build(traces)
+    index = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set())
+    text = index.overview.read_text()
+    assert "pass@1 **50%** over 3 tasks" in text  # (0.5 + 1 + 0) / 3
+    assert "-17pp vs iteration 1 (67%)" in text  # (0 + 1 + 1) / 3 before
+    assert re.search(r"\| \[alpha\]\(tasks/alpha.md\) \| 50% \| 1/2 \| \+50pp \| unstable", text)
+    assert re.search(r"\| \[gamma\]\(tasks/gamma.md\) \| 0% \| 0/2 \| -100pp \| unstable", text)
+    assert re.search(r"\| \[beta\]\(tasks/beta.md\) \| 100% \| 2/2 \| \+0pp \| stable \| 300 \| 4.0", text)
+    assert "1 tasks pass every rollout, 1 partial-pass, 1 zero-pass" in text
+    assert "1 stable (all pass or all fail so far), 2 unstable" in text
+    assert "fail / `token_budget`: 2 rollouts in 1 tasks" in text
+    assert "fail / `max_steps`: 1 rollouts in 1 tasks" in text
+    assert "`ToolTimeout`: 1 events in 1 tasks" in text
+    assert "1 rollouts in 1 tasks: `E       assert 4 == 5`" in text
+    # changed tasks come before the stably passing one
+    assert text.index("[gamma]") < text.index("[beta]") and text.index("[alpha]") < text.index("[beta]")
+
+
+def test_links_resolve(traces, tmp_path: Path) -> None:
+    build(traces)
+    index = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set())
+    assert len(index.tasks) == 3 and len(index.rollouts) == 6
+    for path in [index.overview, *index.tasks.values(), *index.rollouts.values()]:
+        links = re.findall(r"\]\(([^)]+\.md)\)", path.read_text())
+        assert links or path.parent.name == "rollouts"
+        for link in links:
+            assert (path.parent / link).resolve().is_file(), (path, link)
+
+
+def test_task_file(traces, tmp_path: Path) -> None:
+    build(traces)
+    index = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set())
+    text = index.tasks["alpha"].read_text()
+    assert "First difference at tool call 2 of 2" in text
+    assert 'passing [it002-alpha-a01](../rollouts/it002-alpha-a01.md) (seq 3): `shell {"command": "python fix.py"}`' in text
+    assert 'failing [it002-alpha-a02](../rollouts/it002-alpha-a02.md) (seq 3): `shell {"command": "rm -rf a.py"}`' in text
+    assert "seq 4 **ToolTimeout**: took 30s" in text
+    assert "E       assert 4 == 5" in text and "FAILED tests/test_outputs.py::test_add" in text
+    # pytest's echo of the test source is not a failing line
+    assert "assert add(2, 2) == 5" not in text and "def test_add" not in text
+    assert "SELECT * FROM rollouts WHERE run_id = 'run1' AND iteration = 2 AND task_id = 'alpha'" in text
+
+
+def test_identical_calls_say_so(traces, tmp_path: Path) -> None:
+    traces.rollout("t", 1, "pass", events=[shell("make")])
+    traces.rollout("t", 2, "fail", events=[shell("make")])
+    index = distill(traces.con, RUN, 1, tmp_path, hidden_tasks=set())
+    assert "made the same 1 tool calls" in index.tasks["t"].read_text()
+
+
+def test_failing_rollout_shorter_diverges_at_its_end(traces, tmp_path: Path) -> None:
+    traces.rollout("t", 1, "pass", events=[shell("a"), shell("b")])
+    traces.rollout("t", 2, "fail", events=[shell("a")])
+    text = distill(traces.con, RUN, 1, tmp_path, hidden_tasks=set()).tasks["t"].read_text()
+    assert "First difference at tool call 2 of 2" in text
+    assert "(seq end): `(no further tool call)`" in text
+
+
+def test_rollout_file_condenses(traces, tmp_path: Path) -> None:
+    long_output = "\n".join(f"line {i}" for i in range(1, 101))
+    events = [shell(f"step {i}") for i in range(100)]
+    events[50] = ("error", "BadArguments", "missing field command", {})
+    events[60] = output(long_output)
+    events[61] = ("middleware", "loop_guard", "repeated command blocked", {})
+    traces.rollout("t", 1, "fail", events=events + [output(long_output)], exit_reason="max_steps")
+    text = distill(traces.con, RUN, 1, tmp_path, hidden_tasks=set()).rollouts["it001-t-a01"].read_text()
+    assert "101 events, 41 shown" in text
+    assert "⚠ ERROR BadArguments" in text and "missing field command" in text
+    assert "[... 30 events cut:" in text  # seq 20 to 49, before the error at 50
+    assert "line 10\n[... 80 lines cut ...]\nline 91" in text
+    assert "line 50" not in text
+    assert "step 62" not in text and "middleware loop_guard" not in text  # cut as the middle
+    assert "**Final exit reason:** `max_steps` → fail" in text
+
+
+def test_scoreboard_rendered(traces, tmp_path: Path) -> None:
+    build(traces)
+    board = Scoreboard(
+        changes=[ChangeOutcome(change_id="c1", component="prompt", summary="ask for tests",
+                               verdict="effective", decision="keep", predicted_fixes=["alpha"],
+                               confirmed_fixes=["alpha"], regressions=["gamma"])],
+        scores=Scores(fix_precision=0.5, fix_recall=1.0, reg_precision=None, reg_recall=0.0, brier=0.21),
+    )
+    text = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set(), scoreboard=board).overview.read_text()
+    assert "Fix precision 50%, recall 100%; regression precision n/a, recall 0%; Brier 0.210" in text
+    assert "| c1 | prompt | effective | keep | alpha | alpha | gamma | ask for tests |" in text
+
+
+def test_rerun_replaces_old_files(traces, tmp_path: Path) -> None:
+    build(traces)
+    stale = tmp_path / "evidence" / "tasks" / "old.md"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("old")
+    distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set())
+    assert not stale.exists()
