@@ -87,7 +87,7 @@ class ToolRegistry:
     def subset(self, names: list[str]) -> ToolRegistry:
         """The same tools restricted to `names` (plus `done`): a sub-agent's toolbox."""
         sub = ToolRegistry()
-        for name in [*names, DONE.name]:
+        for name in dict.fromkeys([*names, DONE.name]):  # a sub-agent may list done itself
             spec, handler, _ = self._tools[name]
             sub.add(spec, handler)
         return sub

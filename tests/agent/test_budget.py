@@ -1,0 +1,47 @@
+"""agent/budget.py through the loop: each budget stops the rollout with its exit reason."""
+from __future__ import annotations
+
+import itertools
+
+from tests.agent.conftest import last_text
+from tests.fixtures.scripted import ScriptedModel, json_action
+
+
+def forever(tool="shell", **arguments):
+    return ScriptedModel([json_action(tool, **(arguments or {"command": "true"}))] * 50)
+
+
+def test_max_steps(harness):
+    harness.settings(max_steps=3)
+    result, _, model = harness.run(forever())
+    assert (result.exit_reason, result.steps, len(model.calls)) == ("max_steps", 3, 3)
+
+
+def test_token_budget_counts_prompt_and_completion_tokens(harness):
+    harness.settings(budgets={"tokens": 50})
+    result, _, model = harness.run(forever())  # 10 in + 10 out per call
+    assert (result.exit_reason, len(model.calls)) == ("token_budget", 3)
+    assert result.tokens_in + result.tokens_out == 60
+
+
+def test_wall_time_with_an_injected_clock(harness):
+    harness.settings(budgets={"wall_seconds": 250})
+    ticks = itertools.count(0, 100)  # every budget check is 100 s later
+    result, _, model = harness.run(forever(), clock=lambda: next(ticks))
+    assert result.exit_reason == "wall_time" and len(model.calls) == 2
+
+
+def test_per_tool_budget_refuses_then_stops_a_stuck_model(harness):
+    harness.settings(budgets={"tool_calls": {"shell": 1}})
+    result, sink, model = harness.run(forever())
+    assert "budget exhausted for tool shell" in last_text(model)
+    assert (result.exit_reason, len(model.calls)) == ("tool_budget", 3)
+    errors = [e.data["error"] for e in sink.events if e.kind == "tool_result"]
+    assert errors[0] is None and [e["kind"] for e in errors[1:]] == ["permanent", "permanent"]
+
+
+def test_per_tool_budget_lets_a_model_that_adapts_finish(harness):
+    harness.settings(budgets={"tool_calls": {"shell": 1}})
+    result, _, _ = harness.run([json_action("shell", command="true"), json_action("shell", command="true"),
+                                json_action("done", summary="ok")])
+    assert result.exit_reason == "done"

@@ -1,0 +1,102 @@
+"""agent/loop.py: the full loop on the seed harness with a scripted model and a host workdir."""
+from __future__ import annotations
+
+from agent.model import ModelError, ModelReply, ToolCall
+from tests.agent.conftest import kinds, last_text
+from tests.fixtures.scripted import ScriptedModel, json_action, native_call
+
+
+class RecordingModel(ScriptedModel):
+    """Also records the keyword arguments of each call (tools, json_mode)."""
+
+    def __init__(self, replies, **kw):
+        super().__init__(replies, **kw)
+        self.options: list[dict] = []
+
+    def chat(self, messages, **options):
+        self.options.append(options)
+        return super().chat(messages, **options)
+
+
+def test_small_file_task_completes_with_done(harness):
+    model = RecordingModel([
+        json_action("shell", command="printf 'hello\\n' > greeting.txt"),
+        json_action("shell", command="cat greeting.txt"),
+        '```json\n{"thought": "checked", "tool": "done", "arguments": {"summary": "wrote greeting.txt"}}\n```',
+    ])
+    result, sink, _ = harness.run(model, "Write hello into /app/greeting.txt")
+    assert (harness.app / "greeting.txt").read_text() == "hello\n"
+    assert (result.exit_reason, result.steps, result.final) == ("done", 3, "wrote greeting.txt")
+    assert (result.tokens_in, result.tokens_out) == (30, 30)
+    assert kinds(sink) == ["model_call", "tool_call", "tool_result"] * 3
+    assert [e.seq for e in sink.events] == list(range(9))
+    assert "hello" in model.calls[2][-1].content and "[exit code: 0]" in model.calls[2][-1].content
+    system, instruction = model.calls[0][:2]
+    assert system.role == "system" and '"tool"' in system.content and "`shell`" in system.content
+    assert instruction.content == "Write hello into /app/greeting.txt"
+    assert model.options[0]["json_mode"] is True and model.options[0]["tools"] is None
+    assert sink.events[1].data["arguments"] == {"command": "printf 'hello\\n' > greeting.txt"}
+
+
+def test_invalid_arguments_reach_the_model_as_a_structured_error(harness):
+    result, sink, model = harness.run([
+        json_action("shell", cmd="ls"),
+        json_action("shel", command="ls"),
+        json_action("done", summary="gave up"),
+    ])
+    assert result.exit_reason == "done"
+    assert "ERROR (permanent)" in model.calls[1][-1].content
+    assert "'command' is a required property" in model.calls[1][-1].content
+    assert "unknown tool 'shel'" in last_text(model)
+    assert sink.events[2].data["error"]["kind"] == "permanent"
+
+
+def test_unparseable_reply_is_retried_once_without_costing_a_step(harness):
+    result, sink, model = harness.run(["I think I should list files.", json_action("done", summary="ok")])
+    assert (result.exit_reason, result.steps) == ("done", 1)
+    feedback = model.calls[1][-1]
+    assert feedback.role == "user" and "could not be used" in feedback.content
+    assert '"arguments"' in feedback.content  # the expected format is restated
+    assert kinds(sink)[:2] == ["model_call", "note"] and sink.events[1].name == "parse_retry"
+
+
+def test_two_unparseable_replies_in_a_row_cost_a_step_with_an_error_event(harness):
+    result, sink, _ = harness.run(["nope", "still nope", "again no", json_action("done", summary="ok")])
+    assert (result.exit_reason, result.steps) == ("done", 2)
+    assert [e.name for e in sink.events if e.kind in ("note", "error")] == [
+        "parse_retry", "ParseError", "parse_retry"]
+
+
+def test_unavailable_model_ends_the_rollout_cleanly(harness):
+    result, sink, _ = harness.run([ModelError("connection refused", kind="unavailable")])
+    assert result.exit_reason == "model_unavailable"
+    assert sink.events[-1].kind == "error" and sink.events[-1].data["kind"] == "unavailable"
+
+
+def test_other_model_errors_end_with_model_error(harness):
+    result, sink, _ = harness.run([json_action("shell", command="true"),
+                                   ModelError("bad request", kind="permanent")])
+    assert (result.exit_reason, result.steps) == ("model_error", 1)
+    assert sink.events[-1].kind == "error"
+
+
+def test_native_format_passes_tool_specs_and_answers_with_tool_messages(harness):
+    harness.settings(action_format="native")
+    model = RecordingModel([native_call("shell", "c1", command="echo native"),
+                            native_call("done", "c2", summary="fine")])
+    result, _, _ = harness.run(model)
+    assert result.exit_reason == "done"
+    assert [t.name for t in model.options[0]["tools"]] == ["shell", "done"]
+    assert model.options[0]["json_mode"] is False
+    assistant, answer = model.calls[1][-2:]
+    assert assistant.tool_calls[0].id == "c1" and answer.role == "tool"
+    assert answer.tool_call_id == "c1" and "native" in answer.content
+
+
+def test_native_malformed_arguments_are_answered_on_the_same_call_id(harness):
+    harness.settings(action_format="native")
+    bad = ModelReply(content="", tool_calls=[ToolCall(id="c9", name="shell", arguments="{command: ls")])
+    result, _, model = harness.run([bad, native_call("done", summary="ok")])
+    assert result.exit_reason == "done"
+    answer = model.calls[1][-1]
+    assert answer.role == "tool" and answer.tool_call_id == "c9" and "not valid JSON" in answer.content

@@ -1,0 +1,101 @@
+"""agent/parsing.py: both action formats, what is forgiven and what is reported."""
+from __future__ import annotations
+
+import pytest
+
+from agent.model import ModelReply, ToolCall
+from agent.parsing import ParseError, format_instructions, parse_reply
+
+
+def parse_json(text: str):
+    return parse_reply(ModelReply(content=text), "json")
+
+
+def test_plain_json_action_with_thought():
+    action = parse_json('{"thought": "look", "tool": "shell", "arguments": {"command": "ls"}}')
+    assert (action.tool, action.arguments, action.thought) == ("shell", {"command": "ls"}, "look")
+
+
+def test_code_fence_and_surrounding_prose_are_stripped():
+    text = 'Sure! Here is my action:\n```json\n{"tool": "shell", "arguments": {"command": "pwd"}}\n```\nDone.'
+    assert parse_json(text).arguments == {"command": "pwd"}
+
+
+def test_first_balanced_object_skips_non_json_braces_and_keeps_braces_in_strings():
+    text = 'I will use {shell} now: {"tool": "shell", "arguments": {"command": "echo \'}{\'"}} {"tool": "x"}'
+    action = parse_json(text)
+    assert action.tool == "shell" and action.arguments == {"command": "echo '}{'"}
+
+
+def test_name_and_parameters_keys_are_accepted():
+    action = parse_json('{"name": "shell", "parameters": {"command": "ls"}}')
+    assert (action.tool, action.arguments) == ("shell", {"command": "ls"})
+
+
+def test_arguments_given_as_a_json_string_are_decoded():
+    assert parse_json('{"tool": "shell", "arguments": "{\\"command\\": \\"ls\\"}"}').arguments == {
+        "command": "ls"}
+
+
+@pytest.mark.parametrize("arguments", [
+    '{"command": {"type": "string"}}',
+    '{"command": {"type": "string", "description": "The bash command"}}',
+    '{"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}',
+])
+def test_echoed_schema_is_reported_not_run(arguments):
+    with pytest.raises(ParseError) as err:
+        parse_json(f'{{"tool": "shell", "arguments": {arguments}}}')
+    assert "schema" in err.value.message and err.value.field == "arguments"
+
+
+def test_a_value_that_merely_mentions_type_is_not_a_schema():
+    action = parse_json('{"tool": "convert", "arguments": {"type": "string", "text": "x"}}')
+    assert action.arguments == {"type": "string", "text": "x"}
+
+
+@pytest.mark.parametrize("text, field", [
+    ("I cannot do that.", "content"),
+    ('{"thought": "no tool here"}', "tool"),
+    ('{"tool": "shell", "arguments": [1, 2]}', "arguments"),
+    ('{"tool": "shell", "arguments": "not json"}', "arguments"),
+])
+def test_garbage_is_a_parse_error_naming_the_field(text, field):
+    with pytest.raises(ParseError) as err:
+        parse_json(text)
+    assert err.value.field == field
+
+
+def test_native_tool_call():
+    reply = ModelReply(content="", tool_calls=[ToolCall(id="c1", name="shell", arguments={"command": "ls"})])
+    action = parse_reply(reply, "native")
+    assert (action.tool, action.arguments, action.call_id, action.note) == ("shell", {"command": "ls"}, "c1", "")
+
+
+def test_native_raw_string_arguments_are_decoded_or_reported():
+    good = ModelReply(content="", tool_calls=[ToolCall(id="c", name="shell", arguments='{"command": "ls"}')])
+    assert parse_reply(good, "native").arguments == {"command": "ls"}
+    bad = ModelReply(content="", tool_calls=[ToolCall(id="c", name="shell", arguments='{"command": ls')])
+    with pytest.raises(ParseError) as err:
+        parse_reply(bad, "native")
+    assert err.value.field == "tool_calls[0].shell.arguments" and "not valid JSON" in err.value.message
+
+
+def test_native_several_calls_runs_the_first_and_says_so():
+    reply = ModelReply(content="", tool_calls=[
+        ToolCall(id="a", name="shell", arguments={"command": "ls"}),
+        ToolCall(id="b", name="done", arguments={"summary": "x"})])
+    action = parse_reply(reply, "native")
+    assert action.call_id == "a" and "ignored: done" in action.note
+
+
+def test_native_without_tool_call_reads_an_action_from_the_text_or_fails():
+    action = parse_reply(ModelReply(content='{"tool": "done", "arguments": {"summary": "ok"}}'), "native")
+    assert action.tool == "done" and "message text" in action.note
+    with pytest.raises(ParseError) as err:
+        parse_reply(ModelReply(content="All finished!"), "native")
+    assert err.value.field == "tool_calls"
+
+
+def test_format_instructions_name_the_tools_and_done():
+    text = format_instructions("json", ["shell", "done"])
+    assert '"tool"' in text and "shell, done" in text and '"summary"' in text
