@@ -67,6 +67,12 @@ def ingest_paths(
     con: duckdb.DuckDBPyConnection, paths: Sequence[Path], *, batch_events: int = BATCH_EVENTS
 ) -> IngestReport:
     """Ingest `paths`, skipping rollout ids already stored; a bad file is quarantined, not fatal."""
+    # A cursor of its own: the caller's unfinished results and transactions are not disturbed.
+    with con.cursor() as cursor:
+        return _ingest(cursor, paths, batch_events)
+
+
+def _ingest(con: duckdb.DuckDBPyConnection, paths: Sequence[Path], batch_events: int) -> IngestReport:
     report = IngestReport()
     seen: set[str] = set()
     rollouts: list[pa.Table] = []
@@ -155,10 +161,10 @@ def _insert(
             fresh = "rollout_id NOT IN (SELECT rollout_id FROM rollouts)"
             stored_events = con.execute(
                 f"INSERT INTO events BY NAME SELECT * FROM incoming_events WHERE {fresh}"
-            ).fetchone()[0]
+            ).fetchall()[0][0]
             stored = con.execute(
                 f"INSERT INTO rollouts BY NAME SELECT * FROM incoming_rollouts WHERE {fresh}"
-            ).fetchone()[0]
+            ).fetchall()[0][0]
     finally:
         con.unregister("incoming_rollouts")
         con.unregister("incoming_events")

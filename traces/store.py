@@ -84,12 +84,12 @@ class TraceStore:
 
     def last_phase(self, run_id: str) -> tuple[int, str] | None:
         """The latest finished (iteration, phase) in phase order, or None for a fresh run."""
-        row = self.con.execute(
+        rows = self.con.execute(
             "SELECT iteration, phase FROM iterations WHERE run_id = ? "
             "ORDER BY iteration DESC, list_position(?, phase) DESC LIMIT 1",
             [run_id, list(PHASES)],
-        ).fetchone()
-        return None if row is None else (row[0], row[1])
+        ).fetchall()
+        return (rows[0][0], rows[0][1]) if rows else None
 
 
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -117,8 +117,8 @@ def _check_or_create_schema(con: duckdb.DuckDBPyConnection, path: Path, read_onl
         return
     found = None
     if "meta" in tables:
-        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        found = row[0] if row else None
+        rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+        found = rows[0][0] if rows else None
     if found != str(SCHEMA_VERSION):
         raise EvoError(
             f"trace database has schema version {found or 'none (not an evoharness database)'}, "
