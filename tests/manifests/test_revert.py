@@ -1,0 +1,117 @@
+"""Reverting rejected changes on a real git repo: cascades, all-or-nothing, resume, the seed tree."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evoharness.errors import EvoError
+from manifests.attribution import Verdict
+from manifests.revert import apply_decisions, record_reverts, rollback
+from workspace.repo import HarnessRepo
+
+from .builders import change, db
+
+LINES = [f"line {i}\n" for i in range(6)]
+
+
+def seed_repo(tmp_path, name="ws") -> HarnessRepo:
+    seed = tmp_path / f"{name}-seed"
+    seed.mkdir()
+    for f in ("f.txt", "g.txt"):
+        (seed / f).write_text("".join(LINES))
+    return HarnessRepo.create(tmp_path / name, seed=seed)
+
+
+def edit(repo: HarnessRepo, cid: str, file: str, line: int, text: str):
+    path = repo.path / file
+    lines = path.read_text().splitlines(keepends=True) if path.exists() else []
+    lines += ["\n"] * (line + 1 - len(lines))
+    lines[line] = text + "\n"
+    path.write_text("".join(lines))
+    sha = repo.commit_change(f"edit {cid}", change_id=cid, component="system_prompt")
+    return change(cid, commit=sha, files=[file])
+
+
+def verdict(cid: str, decision: str = "revert") -> Verdict:
+    return Verdict(change_id=cid, verdict="ineffective", decision=decision, reason="not shown")
+
+
+def test_reverts_only_rejected_changes_newest_first(tmp_path):
+    repo = seed_repo(tmp_path)
+    a, b, c = edit(repo, "A", "f.txt", 1, "A"), edit(repo, "B", "g.txt", 1, "B"), edit(repo, "C", "f.txt", 4, "C")
+    records = apply_decisions(repo, [verdict("A"), verdict("B", "keep"), verdict("C")], [a, b, c])
+    assert [r.change_id for r in records] == ["C", "A"]
+    assert repo.read_file("f.txt") == "".join(LINES)
+    assert "B" in repo.read_file("g.txt") and not repo.is_dirty()
+    assert repo.log()[0].trailers["Reverts-Change-Id"] == "A"
+
+
+def test_conflicting_revert_cascades_through_the_dependent_change(tmp_path):
+    repo = seed_repo(tmp_path)
+    a = edit(repo, "A", "f.txt", 2, "A")
+    b = edit(repo, "B", "g.txt", 0, "B")
+    c = edit(repo, "C", "f.txt", 2, "C on top of A")  # same line: A cannot be reverted alone
+    records = apply_decisions(repo, [verdict("A"), verdict("B", "keep"), verdict("C", "keep")], [a, b, c])
+    assert [(r.change_id, r.cascaded_from) for r in records] == [("C", "A"), ("A", None)]
+    assert "depends on" in records[0].reason
+    assert repo.read_file("f.txt") == "".join(LINES) and "B" in repo.read_file("g.txt")
+    assert not repo.is_dirty()
+
+
+def test_unresolvable_conflict_leaves_the_workspace_as_it_was(tmp_path):
+    repo = seed_repo(tmp_path)
+    a = edit(repo, "A", "f.txt", 2, "A")
+    edit(repo, "X", "f.txt", 2, "unregistered edit")
+    start = repo.head()
+    with pytest.raises(EvoError, match="no later registered change"):
+        apply_decisions(repo, [verdict("A")], [a])
+    assert repo.head() == start and not repo.is_dirty()
+
+
+def test_resume_does_not_revert_twice_and_records_commits(tmp_path):
+    repo = seed_repo(tmp_path)
+    a, c = edit(repo, "A", "f.txt", 2, "A"), edit(repo, "C", "f.txt", 2, "C")
+    first = apply_decisions(repo, [verdict("A")], [a, c])
+    head = repo.head()
+    again = apply_decisions(repo, [verdict("A")], [a, c])
+    assert repo.head() == head
+    # The rejected change is reported with its existing revert commit; nothing is reverted again.
+    assert [(r.change_id, r.revert_commit) for r in again] == [("A", first[1].revert_commit)]
+    con = db(tmp_path / "t.duckdb")
+    con.execute("INSERT INTO verdicts VALUES ('C', 'run1', 2, 'effective', 'keep', NULL, '{}')")
+    record_reverts(con, "run1", 2, first)
+    rows = dict(con.execute("SELECT change_id, decision || ' ' || verdict || ' ' || revert_commit "
+                            "FROM verdicts").fetchall())
+    assert rows["C"] == f"revert effective {first[0].revert_commit}"
+    assert rows["A"] == f"revert manual {first[1].revert_commit}"
+    detail = json.loads(con.execute("SELECT detail FROM verdicts WHERE change_id='C'").fetchone()[0])
+    assert detail["cascaded_from"] == "A"
+
+
+def test_manual_rollback_of_an_unregistered_commit(tmp_path):
+    repo = seed_repo(tmp_path)
+    edit(repo, "X", "g.txt", 3, "by hand")
+    [record] = rollback(repo, repo.head()[:10], "broke everything", [])
+    assert record.change_id == record.commit[:12] and "broke everything" in record.reason
+    assert repo.tree_id() == repo.tree_id("seed")
+
+
+EDITS = st.lists(
+    st.tuples(st.sampled_from(["f.txt", "g.txt", "h.txt"]), st.integers(0, 7), st.text("xyz", min_size=1, max_size=3)),
+    min_size=1, max_size=6,
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=EDITS, first=st.lists(st.booleans(), min_size=6, max_size=6))
+def test_reverting_every_change_restores_the_seed_tree(tmp_path_factory, edits, first):
+    tmp = tmp_path_factory.mktemp("prop")
+    repo = seed_repo(tmp)
+    changes = [edit(repo, f"c{i}", f, line, text) for i, (f, line, text) in enumerate(edits)]
+    # Two rounds, like two iterations: a random subset first (may cascade), then everything.
+    apply_decisions(repo, [verdict(c.id) for c, pick in zip(changes, first) if pick], changes)
+    apply_decisions(repo, [verdict(c.id) for c in changes], changes)
+    assert repo.tree_id() == repo.tree_id("seed") and not repo.is_dirty()
