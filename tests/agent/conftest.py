@@ -49,7 +49,7 @@ class Harness:
             ) -> tuple[AgentResult, ListSink, ScriptedModel]:
         model = replies if isinstance(replies, ScriptedModel) else ScriptedModel(replies)
         sink = ListSink()
-        env = HostEnvironment(self.root, self.app)
+        self.env = env = HostEnvironment(self.root, self.app)
         result = run_agent(self.load(), model, env, instruction, sink, **kwargs)
         return result, sink, model
 

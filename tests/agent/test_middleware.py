@@ -1,0 +1,103 @@
+"""agent/middleware.py: harness hooks run in the Environment, change or block calls, and a broken
+hook is skipped with an error event while the rollout goes on."""
+from __future__ import annotations
+
+from tests.agent.conftest import kinds, last_text
+from tests.fixtures.scripted import json_action
+
+RUNNER = '''
+if __name__ == "__main__":
+    import json, sys
+    request = json.load(sys.stdin)
+    result = globals()[request["hook"]](request["payload"])
+    if result is not None:
+        print(json.dumps(result))
+'''
+
+GUARD = '''
+def before_tool(call):
+    command = call["arguments"].get("command", "")
+    if "rm -rf" in command:
+        return {"block": "destructive command"}
+    if command == "ls":
+        return {"tool": call["tool"], "arguments": {"command": "ls -1"}}
+    return None
+
+def after_tool(result):
+    if result["tool"] == "shell":
+        result["output"] = "[checked] " + result["output"]
+        return result
+''' + RUNNER
+
+REMINDER = '''
+def before_model(messages):
+    return messages + [{"role": "user", "content": "REMINDER: check your work"}]
+''' + RUNNER
+
+CRASHES = '''
+def before_tool(call):
+    raise RuntimeError("middleware bug")
+''' + RUNNER
+
+PRINTS_GARBAGE = '''
+def after_model(reply):
+    print("not json at all")
+''' + RUNNER
+
+
+def add_middleware(harness, name, code):
+    harness.add("middleware", name, f"middleware/{name}.py", code)
+
+
+def test_before_tool_rewrites_and_blocks_and_after_tool_edits_output(harness):
+    (harness.app / "keep.txt").write_text("x")
+    add_middleware(harness, "guard", GUARD)
+    result, sink, model = harness.run([
+        json_action("shell", command="ls"),
+        json_action("shell", command="rm -rf /app/keep.txt"),
+        json_action("done", summary="ok"),
+    ])
+    assert result.exit_reason == "done"
+    assert model.calls[1][-1].content.startswith("Result of shell:\n[checked] keep.txt")
+    assert "blocked by middleware: destructive command" in last_text(model)
+    assert (harness.app / "keep.txt").exists()
+    actions = [(e.data["hook"], e.data["action"]) for e in sink.events if e.kind == "middleware"]
+    assert actions == [("before_tool", "modify"), ("after_tool", "modify"), ("before_tool", "block")]
+
+
+def test_before_model_changes_what_the_model_reads(harness):
+    add_middleware(harness, "reminder", REMINDER)
+    _, _, model = harness.run([json_action("done", summary="ok")])
+    assert last_text(model) == "REMINDER: check your work"
+
+
+def test_a_crashing_hook_is_skipped_with_an_error_event(harness):
+    add_middleware(harness, "buggy", CRASHES)
+    result, sink, _ = harness.run([json_action("shell", command="echo ran > ran.txt"),
+                                   json_action("done", summary="ok")])
+    assert result.exit_reason == "done" and (harness.app / "ran.txt").exists()
+    errors = [e for e in sink.events if e.kind == "error"]
+    assert errors[0].name == "middleware:buggy" and "middleware bug" in errors[0].content
+    assert errors[0].data == {"hook": "before_tool", "skipped": True}
+
+
+def test_an_unusable_payload_is_skipped(harness):
+    add_middleware(harness, "noisy", PRINTS_GARBAGE)
+    result, sink, _ = harness.run([json_action("done", summary="ok")])
+    assert result.exit_reason == "done"
+    assert "unusable payload" in [e for e in sink.events if e.kind == "error"][0].content
+
+
+def test_a_hook_past_the_timeout_is_skipped(harness):
+    harness.settings(tool_timeout_seconds=0.5)
+    add_middleware(harness, "slow", "import time\n\ndef after_model(reply):\n    time.sleep(10)\n" + RUNNER)
+    result, sink, _ = harness.run([json_action("done", summary="ok")])
+    assert result.exit_reason == "done"
+    assert "timeout" in [e for e in sink.events if e.kind == "error"][0].content
+
+
+def test_only_defined_hooks_are_run(harness):
+    add_middleware(harness, "reminder", REMINDER)
+    _, sink, _ = harness.run([json_action("done", summary="ok")])
+    assert kinds(sink) == ["middleware", "model_call", "tool_call", "tool_result"]
+    assert [script for script, _ in harness.env.calls] == ["middleware/reminder.py"]
