@@ -1,0 +1,376 @@
+"""Edit operations a small model can use safely on a harness workspace: confined to its root,
+validated as a batch, undone exactly when refused. Choosing the edits is the evolve agent's job."""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, Literal, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from evoharness.errors import EvoError, ValidationFailed
+from evoharness.files import write_atomic
+
+from .repo import HarnessRepo
+from .spec import PROTECTED_BEGIN, PROTECTED_END, HarnessSpec, LoadedHarness
+from .validate import SPEC_FILE, load_harness
+
+RULES_HEADING = "## Rules learned"
+HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*$")
+# Template sections interleave with jinja blocks ({% if skills %} before "## Skills", its
+# {% endif %} inside it): these keep a replaced section's block structure intact.
+JINJA_OPEN_RE = re.compile(r"^\s*\{%-?\s*(if|for)\b")
+JINJA_CLOSE_RE = re.compile(r"^\s*\{%-?\s*end(if|for)\b")
+JINJA_OPENERS = ("{{", "{%", "{#")
+KIND_LISTS = {"tool": "tools", "middleware": "middleware", "skill": "skills",
+              "subagent": "subagents"}
+
+
+class EditRefused(ValidationFailed):
+    """The edits were not applied (the workspace is as before); `problems` says why."""
+
+
+class _Edit(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    op: str
+
+    def apply(self, root: Path) -> None:
+        raise NotImplementedError
+
+
+class AppendRule(_Edit):
+    """Add one bullet to the prompt's '## Rules learned' section (created at the end if absent)."""
+
+    op: Literal["append_rule"] = "append_rule"
+    text: str = Field(min_length=1)
+
+    def apply(self, root: Path) -> None:
+        rel = _read_spec(root).system_prompt
+        path = confine(root, rel)
+        bullet = "- " + " ".join(self.text.split())
+        if any(opener in bullet for opener in JINJA_OPENERS):
+            bullet = "{% raw %}" + bullet + "{% endraw %}"  # a rule is prose, never template code
+        lines = _read(path, rel).splitlines()
+        span = _find_section(lines, RULES_HEADING, rel)
+        if span is None:
+            lines += ["", RULES_HEADING, bullet]
+        else:
+            lines.insert(span[1], bullet)
+        write_atomic(path, "\n".join(lines) + "\n")
+
+
+class ReplaceSection(_Edit):
+    """Replace the body of the markdown section `heading` in a .md/.j2 file; the heading stays."""
+
+    op: Literal["replace_section"] = "replace_section"
+    file: str
+    heading: str = Field(min_length=1)
+    text: str
+
+    def apply(self, root: Path) -> None:
+        if not self.file.endswith((".md", ".j2")):
+            raise EvoError("sections can only be replaced in .md or .j2 files", file=self.file,
+                           field="file", hint="use write_file for other files")
+        path = confine(root, self.file)
+        lines = _read(path, self.file).splitlines()
+        span = _find_section(lines, self.heading, self.file)
+        if span is None:
+            raise EvoError("no such section", file=self.file, field="heading", value=self.heading,
+                           hint=f"headings in the file: {_headings(lines)}")
+        start, end = span
+        if _inside_protected(lines, start):
+            raise EvoError("this section is the protected seed rules and cannot be replaced",
+                           file=self.file, field="heading", value=self.heading,
+                           hint="add a rule with append_rule instead")
+        lines[start + 1 : end] = self.text.strip("\n").splitlines() + _outer_closers(
+            lines[start + 1 : end]
+        )
+        write_atomic(path, "\n".join(lines) + "\n")
+
+
+class WriteFile(_Edit):
+    """Create or overwrite a file with `content`."""
+
+    op: Literal["write_file"] = "write_file"
+    path: str
+    content: str
+
+    def apply(self, root: Path) -> None:
+        write_atomic(confine(root, self.path), self.content)
+
+
+class AddFile(_Edit):
+    """Create a new file; refused if it exists (use write_file to overwrite on purpose)."""
+
+    op: Literal["add_file"] = "add_file"
+    path: str
+    content: str
+
+    def apply(self, root: Path) -> None:
+        target = confine(root, self.path)
+        if target.exists():
+            raise EvoError("file already exists", file=self.path, field="path",
+                           hint="use write_file to overwrite it")
+        write_atomic(target, self.content)
+
+
+class DeleteFile(_Edit):
+    """Delete one file."""
+
+    op: Literal["delete_file"] = "delete_file"
+    path: str
+
+    def apply(self, root: Path) -> None:
+        target = confine(root, self.path)
+        if not target.is_file():
+            raise EvoError("no such file", file=self.path, field="path")
+        target.unlink()
+
+
+class _ComponentListEdit(_Edit):
+    kind: Literal["tool", "middleware", "skill", "subagent"]
+    name: str = Field(min_length=1)
+
+    def apply(self, root: Path) -> None:
+        data = _read_spec_data(root)
+        key = KIND_LISTS[self.kind]
+        names = list(data.get(key) or [])
+        data[key] = self._changed(names)
+        write_atomic(confine(root, SPEC_FILE), yaml.safe_dump(data, sort_keys=False))
+
+    def _changed(self, names: list[str]) -> list[str]:
+        raise NotImplementedError
+
+
+class RegisterComponent(_ComponentListEdit):
+    """Add a component name to harness.yaml's list for `kind` (its files must exist)."""
+
+    op: Literal["register_component"] = "register_component"
+
+    def _changed(self, names: list[str]) -> list[str]:
+        if self.name in names:
+            raise EvoError(f"{self.kind} already registered", file=SPEC_FILE,
+                           field=KIND_LISTS[self.kind], value=self.name)
+        return names + [self.name]
+
+
+class UnregisterComponent(_ComponentListEdit):
+    """Remove a component name from harness.yaml (delete its files in the same batch)."""
+
+    op: Literal["unregister_component"] = "unregister_component"
+
+    def _changed(self, names: list[str]) -> list[str]:
+        if self.name not in names:
+            raise EvoError(f"{self.kind} not registered", file=SPEC_FILE,
+                           field=KIND_LISTS[self.kind], value=self.name)
+        return [n for n in names if n != self.name]
+
+
+Edit = Annotated[
+    Union[AppendRule, ReplaceSection, WriteFile, AddFile, DeleteFile, RegisterComponent,
+          UnregisterComponent],
+    Field(discriminator="op"),
+]
+EDIT_LIST = TypeAdapter(list[Edit])
+
+
+def parse_edits(data: Any) -> list[_Edit]:
+    """Edits from JSON-like data (what a model wrote); EditRefused names each bad field."""
+    try:
+        return EDIT_LIST.validate_python(data)
+    except ValidationError as error:
+        problems = [
+            EvoError(item["msg"], field="edits." + ".".join(str(p) for p in item["loc"]),
+                     value=item.get("input"))
+            for item in error.errors()
+        ]
+        raise EditRefused("edits", problems) from error
+
+
+def confine(root: Path, rel: str) -> Path:
+    """`rel` as a path inside `root`, refusing anything that could reach outside it or into .git."""
+    pure = PurePosixPath(rel)
+    if "\x00" in rel or not pure.parts or pure.is_absolute() or rel.startswith("~"):
+        raise EvoError("path must be relative to the workspace", file=rel, field="path",
+                       hint="write e.g. tools/check.py")
+    if ".." in pure.parts:
+        raise EvoError("'..' is not allowed in workspace paths", file=rel, field="path")
+    if any(part.lower() == ".git" for part in pure.parts):
+        raise EvoError("the workspace's .git directory is not writable", file=rel, field="path")
+    path = root
+    for part in pure.parts:
+        path = path / part
+        if path.is_symlink():
+            raise EvoError("path goes through a symlink", file=rel, field="path",
+                           hint="symlinks could lead outside the workspace; use a regular file")
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise EvoError("path leaves the workspace", file=rel, field="path")
+    return path
+
+
+def apply_edits(target: HarnessRepo | str | Path, edits: Sequence[Any]) -> LoadedHarness:
+    """Apply `edits` in order and validate the result; on any problem restore every file exactly
+    as it was and raise EditRefused, so the agent can read the reasons and try again."""
+    root = Path(target.path if isinstance(target, HarnessRepo) else target)
+    parsed = parse_edits(list(edits))
+    before = _snapshot(root)
+    try:
+        for index, edit in enumerate(parsed):
+            _apply_one(root, index, edit)
+        return load_harness(root)
+    except ValidationFailed as error:
+        _restore(root, before)
+        raise EditRefused("the edited harness", error.problems) from error
+    except BaseException:
+        _restore(root, before)
+        raise
+
+
+def commit_edits(repo: HarnessRepo, edits: Sequence[Any], *, message: str, change_id: str,
+                 component: str, trailers: dict[str, str] | None = None) -> str:
+    """Apply and validate `edits`, then commit them as one change; returns the commit sha."""
+    if repo.is_dirty():
+        raise EvoError("uncommitted changes in the workspace", file=repo.path,
+                       hint="commit or discard them first so the change holds only these edits")
+    apply_edits(repo, edits)
+    return repo.commit_change(message, change_id=change_id, component=component,
+                              trailers=trailers)
+
+
+def _apply_one(root: Path, index: int, edit: _Edit) -> None:
+    try:
+        edit.apply(root)
+    except OSError as error:  # e.g. writing over a folder: the agent's mistake, not a crash
+        problem = EvoError(f"cannot apply: {error.strerror or error}", field=f"edits.{index}")
+        raise EditRefused(f"edit {index} ({edit.op})", [problem]) from error
+    except EvoError as error:
+        raise EditRefused(f"edit {index} ({edit.op})", [error]) from error
+
+
+def _read_spec_data(root: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(_read(root / SPEC_FILE, SPEC_FILE))
+    except yaml.YAMLError as error:
+        raise EvoError(f"invalid YAML: {error}", file=SPEC_FILE, field="(file)") from error
+    if not isinstance(data, dict):
+        raise EvoError("must be a YAML mapping", file=SPEC_FILE, field="(file)")
+    return data
+
+
+def _read_spec(root: Path) -> HarnessSpec:
+    try:
+        return HarnessSpec.model_validate(_read_spec_data(root))
+    except ValidationError as error:
+        raise EvoError("invalid harness spec; fix it with write_file first", file=SPEC_FILE,
+                       field="(file)", value=str(error)) from error
+
+
+def _read(path: Path, rel: str) -> str:
+    if not path.is_file():
+        raise EvoError("no such file", file=rel, field="file")
+    return path.read_text(encoding="utf-8")
+
+
+def _heading_title(line: str) -> tuple[int, str] | None:
+    match = HEADING_RE.match(line)
+    return (len(match.group(1)), match.group(2).casefold()) if match else None
+
+
+def _find_section(lines: list[str], heading: str, rel: str) -> tuple[int, int] | None:
+    """(heading line, end) of the one section titled `heading`; it ends at the next heading of the
+    same or a higher level, or at a protected marker (so no section ever spans into the block)."""
+    wanted = heading.lstrip("#").strip().casefold()
+    starts = [i for i, line in enumerate(lines)
+              if (parsed := _heading_title(line)) and parsed[1] == wanted]
+    if len(starts) > 1:
+        raise EvoError("several sections have this heading", file=rel, field="heading",
+                       value=heading)
+    if not starts:
+        return None
+    start = starts[0]
+    level = _heading_title(lines[start])[0]  # type: ignore[index]
+    for end in range(start + 1, len(lines)):
+        parsed = _heading_title(lines[end])
+        if (parsed and parsed[0] <= level) or PROTECTED_BEGIN in lines[end] \
+                or PROTECTED_END in lines[end]:
+            return start, _trim_end(lines, start, end)
+    return start, _trim_end(lines, start, len(lines))
+
+
+def _trim_end(lines: list[str], start: int, end: int) -> int:
+    """Trailing blank lines and block openers belong to what follows, not to this section."""
+    while end > start + 1 and (not lines[end - 1].strip() or JINJA_OPEN_RE.match(lines[end - 1])):
+        end -= 1
+    return end
+
+
+def _outer_closers(body: list[str]) -> list[str]:
+    """The {% endif %}/{% endfor %} lines in `body` that close blocks opened before it."""
+    depth, kept = 0, []
+    for line in body:
+        if JINJA_OPEN_RE.match(line):
+            depth += 1
+        elif JINJA_CLOSE_RE.match(line):
+            if depth == 0:
+                kept.append(line)
+            else:
+                depth -= 1
+    return kept
+
+
+def _inside_protected(lines: list[str], index: int) -> bool:
+    begins = [i for i, line in enumerate(lines) if PROTECTED_BEGIN in line]
+    ends = [i for i, line in enumerate(lines) if PROTECTED_END in line]
+    return any(b <= index <= e for b in begins for e in ends)
+
+
+def _headings(lines: list[str]) -> list[str]:
+    return [line.strip() for line in lines if HEADING_RE.match(line)]
+
+
+class Snapshot(BaseModel):
+    """Every regular file (bytes and mode) and folder of a workspace, outside .git."""
+
+    files: dict[str, tuple[bytes, int]]
+    folders: set[str]
+
+
+def _tree(root: Path) -> tuple[list[Path], list[Path]]:
+    """Regular files and folders under root, top-down, outside .git; symlinks are skipped
+    (confine() refuses them, so edits never change them)."""
+    files, folders = [], []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git" and not Path(dirpath, d).is_symlink()]
+        folders += [Path(dirpath, d) for d in dirnames]
+        files += [Path(dirpath, f) for f in filenames if not Path(dirpath, f).is_symlink()]
+    return files, folders
+
+
+def _snapshot(root: Path) -> Snapshot:
+    files, folders = _tree(root)
+    return Snapshot(
+        files={str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mode) for p in files},
+        folders={str(p.relative_to(root)) for p in folders},
+    )
+
+
+def _restore(root: Path, before: Snapshot) -> None:
+    """Put every file back exactly (bytes and mode); remove files and folders the edits added."""
+    files, folders = _tree(root)
+    for path in files:
+        if str(path.relative_to(root)) not in before.files:
+            path.unlink()
+    for folder in reversed(folders):  # deepest first, so parents are empty by the time we get there
+        if str(folder.relative_to(root)) not in before.folders:
+            folder.rmdir()
+    for rel in sorted(before.folders):
+        (root / rel).mkdir(exist_ok=True)
+    for rel, (data, mode) in before.files.items():
+        path = root / rel
+        if not path.is_file() or path.read_bytes() != data or path.stat().st_mode != mode:
+            path.write_bytes(data)
+            path.chmod(mode)
