@@ -232,6 +232,7 @@ class BwrapSandbox:
     def _run(self, command: list[str], stdin: str, timeout: float, mounts: list[Mount]) -> ExecResult:
         result = run_capped(self._argv(command, mounts), stdin=stdin, timeout=timeout,
                             limits=self.limits, preexec=self._preexec())
+        self.kill_leftovers()
         if result.exit_reason == "exited" and result.output.startswith("bwrap: "):
             return result.model_copy(update={"exit_reason": "sandbox_error"})
         return result
@@ -239,12 +240,17 @@ class BwrapSandbox:
     def kill_leftovers(self) -> int:
         """Kill any process still running as this sandbox's private uid; returns how many.
 
-        Each command's PID namespace dies with it, so this finds nothing unless that failed."""
+        A command's PID namespace dies with it, but the kernel tears it down asynchronously: this
+        also waits for the last of a fork bomb's processes to go."""
         if os.geteuid() != 0:
             return 0
         found = [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == self.uid]
         for proc in found:
-            proc.kill()
+            try:
+                proc.kill()
+            except psutil.NoSuchProcess:
+                pass
+        psutil.wait_procs(found, timeout=5)
         return len(found)
 
     def close(self) -> None:

@@ -1,0 +1,151 @@
+"""The rollout runner: k attempts per task over N worker threads, each rollout in a fresh sandbox
+(agent, then verifier), its RolloutResult written atomically to one JSON file. A failure inside a
+rollout becomes an infra_error result; it never ends the run. Storing results is traces/' job."""
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from agent.environment import ExecResult
+from agent.events import ListSink
+from agent.loop import AgentResult, run_agent
+from agent.model import Model
+from evoharness.files import write_model
+from tasks.results import Outcome, RolloutResult, Split, rollout_id
+from tasks.sandbox import BwrapSandbox
+from tasks.task import Task
+from tasks.verifier import VerifierResult, verify
+from workspace.spec import LoadedHarness
+
+SandboxFactory = Callable[..., BwrapSandbox]
+Planned = tuple[Task, Split, int]
+GRACE_SECONDS = 5.0  # beyond the agent's own wall budget, for the step in flight to end
+
+
+class _Guarded:
+    """The agent's view of the sandbox: after the watchdog fires, a still-running agent thread
+    can no longer touch the files the verifier is about to read."""
+
+    def __init__(self, sandbox: BwrapSandbox) -> None:
+        self.sandbox = sandbox
+        self.closed = False
+        self.sandbox_error = ""
+
+    def run_python(self, script: str, stdin: str, *, timeout: float) -> ExecResult:
+        if self.closed:
+            return ExecResult(exit_code=-1, output="rollout is over", exit_reason="sandbox_error")
+        result = self.sandbox.run_python(script, stdin, timeout=timeout)
+        if result.exit_reason == "sandbox_error":
+            self.sandbox_error = result.output.strip()[:500]
+        return result
+
+
+def plan_rollouts(tasks: Sequence[tuple[Task, Split]], attempts: int) -> list[Planned]:
+    """Every (task, split, attempt) for k attempts, attempts interleaved so early results
+    cover every task."""
+    return [(task, split, a) for a in range(attempts) for task, split in tasks]
+
+
+def _deadline(harness: LoadedHarness, task: Task, rollout_timeout: float | None) -> float:
+    if rollout_timeout is not None:
+        return rollout_timeout
+    return min(harness.spec.settings.budgets.wall_seconds, task.config.agent.timeout_sec) + GRACE_SECONDS
+
+
+def _run_agent_watched(harness, model, env, task, sink, deadline) -> AgentResult | None:
+    """run_agent in a daemon thread; None when the watchdog deadline passes first."""
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = run_agent(harness, model, env, task.instruction, sink)
+        except BaseException as error:  # re-raised in the worker, which records it
+            box["error"] = error
+
+    thread = threading.Thread(target=target, daemon=True, name=f"agent-{task.id}")
+    thread.start()
+    thread.join(deadline)
+    if thread.is_alive():
+        return None
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["result"]  # type: ignore[return-value]
+
+
+def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult) -> tuple[Outcome, str]:
+    if agent is None:
+        return Outcome.TIMEOUT, "rollout_timeout"
+    if agent.exit_reason == "model_unavailable":
+        return Outcome.INFRA_ERROR, "model_unavailable"
+    if guard.sandbox_error or check.exit_reason == "sandbox_error":
+        return Outcome.INFRA_ERROR, f"sandbox_error: {guard.sandbox_error or check.output_tail[-300:]}"
+    if agent.exit_reason == "wall_time":
+        return Outcome.TIMEOUT, "wall_time"
+    return (Outcome.PASS if check.passed else Outcome.FAIL), agent.exit_reason
+
+
+def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: SandboxFactory,
+            deadline: float, base: dict) -> RolloutResult:
+    """One rollout: agent in a fresh sandbox under a watchdog, then the verifier."""
+    sink = ListSink()
+    sandbox = sandbox_factory(task, harness_dir=harness.root)
+    try:
+        guard = _Guarded(sandbox)
+        agent = _run_agent_watched(harness, model, guard, task, sink, deadline)
+        guard.closed = True
+        check = verify(task, sandbox)
+    finally:
+        sandbox.close()
+    outcome, reason = _outcome(agent, guard, check)
+    used = agent or AgentResult(exit_reason="timeout", steps=0, tokens_in=0, tokens_out=0)
+    tokens_in = sum(e.tokens_in for e in sink.events) if agent is None else used.tokens_in
+    tokens_out = sum(e.tokens_out for e in sink.events) if agent is None else used.tokens_out
+    return RolloutResult(**base, outcome=outcome, reward=check.reward, exit_reason=reason,
+                         tokens_in=tokens_in, tokens_out=tokens_out, steps=used.steps,
+                         verifier_tail=check.output_tail, events=list(sink.events))
+
+
+def _infra_error(base: dict, error: BaseException) -> RolloutResult:
+    last = traceback.format_exception_only(type(error), error)[-1].strip()
+    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=f"exception: {last}")
+
+
+def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tuple[Task, Split]],
+                 model: Model | Callable[[], Model], *, run_id: str, iteration: int,
+                 out_dir: Path, attempts: int = 1, plan: list[Planned] | None = None,
+                 workers: int = 1, rollout_timeout: float | None = None,
+                 skip: set[str] | frozenset[str] = frozenset(),
+                 sandbox_factory: SandboxFactory = BwrapSandbox.for_task,
+                 progress: Callable[[RolloutResult], None] | None = None) -> list[Path]:
+    """Run every planned rollout not in `skip`; returns the result files written, in plan order.
+
+    `model` is one shared client or a factory called once per rollout (for clients that are not
+    thread-safe). `plan` overrides `tasks` x `attempts` (e.g. extra attempts of one task)."""
+    todo = [p for p in (plan or plan_rollouts(tasks, attempts))
+            if rollout_id(iteration, p[0].id, p[2]) not in skip]
+
+    def work(item: Planned) -> Path:
+        task, split, attempt = item
+        base = dict(rollout_id=rollout_id(iteration, task.id, attempt), run_id=run_id,
+                    iteration=iteration, task_id=task.id, split=split, attempt=attempt,
+                    harness_commit=harness_commit, started_at=time.time())
+        start = time.monotonic()
+        try:
+            client = model if hasattr(model, "chat") else model()
+            base["model"] = getattr(client, "name", "")
+            result = run_one(harness, client, task, sandbox_factory,
+                             _deadline(harness, task, rollout_timeout), base)
+        except Exception as error:  # one broken rollout is data, not the end of the run
+            result = _infra_error(base, error)
+        result = result.model_copy(update={"duration_s": time.monotonic() - start})
+        path = write_model(Path(out_dir) / f"{result.rollout_id}.json", result)
+        if progress is not None:
+            progress(result)
+        return path
+
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rollout") as pool:
+        return list(pool.map(work, todo))

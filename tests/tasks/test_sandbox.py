@@ -1,0 +1,153 @@
+"""Security tests: real commands in the bubblewrap sandbox, each contained with a clear exit
+reason and the host unchanged."""
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tasks.sandbox import BwrapSandbox, Limits, Mount
+
+from .conftest import needs_bwrap
+
+pytestmark = needs_bwrap
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _uid_processes(uid: int) -> list[psutil.Process]:
+    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == uid]
+
+
+def test_app_is_a_writable_copy_of_the_task(sandbox, sum_task):
+    box = BwrapSandbox.for_task(sum_task)
+    try:
+        result = box.exec("pwd; cat numbers.txt; echo hi > new.txt; ls", timeout=20)
+        assert result.exit_reason == "exited" and result.exit_code == 0
+        assert result.output.splitlines()[:4] == ["/app", "3", "14", "25"]
+        assert "Dockerfile" not in result.output
+        assert (box.app_dir / "new.txt").read_text() == "hi\n"
+        assert not (sum_task.environment_dir / "new.txt").exists()
+    finally:
+        box.close()
+
+
+def test_hidden_paths_are_absent(sandbox):
+    result = sandbox.exec(
+        f"ls /tests; ls /solution; ls {REPO}/tasks; ls {REPO}/.git; ls /logs; ls /root/.ssh",
+        timeout=20)
+    assert result.exit_code != 0
+    assert result.output.count("No such file or directory") == 6
+
+
+def test_python_and_pytest_work_offline(sandbox):
+    result = sandbox.exec("python3 -c 'import pytest, sys; print(sys.prefix)'", timeout=30)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("target", ["/etc/evo-probe", f"{REPO}/evo-probe", "/root/evo-probe",
+                                    "/usr/evo-probe"])
+def test_writes_outside_app_fail_and_host_is_unchanged(sandbox, target):
+    result = sandbox.exec(f"echo owned > {target}", timeout=20)
+    assert result.exit_code != 0 and result.exit_reason == "exited"
+    assert not Path(target).exists()
+
+
+def test_home_is_a_private_tmpfs(sandbox):
+    result = sandbox.exec("echo $HOME; echo x > ~/.bashrc && cat ~/.bashrc", timeout=20)
+    assert result.output.splitlines() == ["/tmp", "x"]
+    assert Path.home() != Path("/tmp")
+
+
+def test_no_network_even_to_host_loopback(sandbox):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        script = (f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3); "
+                  "print('connected')")
+        result = sandbox.exec(f'python3 -c "{script}"', timeout=20)
+        server.settimeout(0.2)
+        with pytest.raises(socket.timeout):
+            server.accept()
+    assert result.exit_code != 0 and "connected" not in result.output
+    assert "ConnectionRefusedError" in result.output or "unreachable" in result.output
+
+
+def test_fork_bomb_is_contained(sandbox):
+    result = sandbox.exec("f(){ f | f & }; f; sleep 1; echo still-here", timeout=30)
+    assert result.exit_reason == "exited"
+    assert "Resource temporarily unavailable" in result.output
+    assert _uid_processes(sandbox.uid) == [] or os.geteuid() != 0
+
+
+def test_endless_output_is_capped_and_killed(tmp_path):
+    box = BwrapSandbox(tmp_path, limits=Limits(output_bytes=2000, hard_output_bytes=200_000))
+    result = box.exec("yes evo", timeout=30)
+    assert result.exit_reason == "output_cap" and result.truncated
+    assert result.output.startswith("evo\n") and result.output.endswith("evo\n")
+    assert "bytes of output cut" in result.output and len(result.output) < 3000
+
+
+def test_long_output_keeps_head_and_tail(tmp_path):
+    box = BwrapSandbox(tmp_path, limits=Limits(output_bytes=100))
+    result = box.exec("seq 1 1000", timeout=20)
+    assert result.exit_reason == "exited" and result.truncated
+    assert result.output.startswith("1\n2\n") and result.output.endswith("999\n1000\n")
+
+
+def test_never_ending_command_times_out_and_leaves_nothing(sandbox):
+    result = sandbox.exec("sleep 1013.7 & sleep 1013.7", timeout=1)
+    assert result.timed_out and result.exit_reason == "timeout"
+    assert _uid_processes(sandbox.uid) == [] or os.geteuid() != 0
+    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "1013.7"]]
+
+
+def test_background_process_dies_with_its_command(sandbox):
+    result = sandbox.exec("(sleep 613.5; echo late > late.txt) & echo started", timeout=20)
+    assert result.output.strip() == "started"
+    assert sandbox.kill_leftovers() == 0
+    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "613.5"]]
+
+
+def test_file_size_limit(tmp_path):
+    box = BwrapSandbox(tmp_path, limits=Limits(fsize_mb=1))
+    result = box.exec("head -c 5000000 /dev/zero > big.bin; echo rc=$?", timeout=20)
+    assert "File size limit exceeded" in result.output
+    assert (tmp_path / "big.bin").stat().st_size == 1 << 20
+
+
+def test_memory_limit(tmp_path):
+    box = BwrapSandbox(tmp_path, limits=Limits(memory_mb=200))
+    result = box.exec("python3 -c 'x = bytearray(400 * 2**20)'", timeout=30)
+    assert result.exit_code != 0 and "MemoryError" in result.output
+
+
+def test_extra_mount_is_read_only_and_per_command(tmp_path, hello_task):
+    box = BwrapSandbox(tmp_path)
+    seen = box.exec("cat /tests/test.sh > /dev/null && touch /tests/x", timeout=20,
+                    mounts=[Mount(source=hello_task.tests_dir, dest="/tests")])
+    assert "Read-only file system" in seen.output
+    assert "No such file" in box.exec("ls /tests", timeout=20).output
+
+
+def test_harness_is_read_only_at_harness(tmp_path):
+    harness = tmp_path / "harness"
+    (harness / "tools").mkdir(parents=True)
+    (harness / "tools" / "echo.py").write_text(
+        "import sys, os\nprint(sys.stdin.read(), os.getcwd())\nopen(__file__, 'a')\n")
+    (harness / "tools" / "echo.py").chmod(0o666)  # only the mount itself may refuse the write
+    app = tmp_path / "app"
+    app.mkdir()
+    result = BwrapSandbox(app, harness_dir=harness).run_python("tools/echo.py", '{"a": 1}',
+                                                               timeout=20)
+    assert result.output.startswith('{"a": 1} /app')
+    assert "Read-only file system" in result.output
+
+
+def test_missing_mount_source_is_a_sandbox_error(tmp_path):
+    result = BwrapSandbox(tmp_path).exec(
+        "true", timeout=20, mounts=[Mount(source=tmp_path / "absent", dest="/tests")])
+    assert result.exit_reason == "sandbox_error"
