@@ -77,6 +77,10 @@ def load_harness(path: str | Path) -> LoadedHarness:
 
 
 def _load_spec(root: Path, problems: _Problems) -> HarnessSpec | None:
+    if not (root / SPEC_FILE).is_file():
+        problems.add(SPEC_FILE, "(file)", f"file is missing in {root}",
+                     hint="point at a harness directory (one with harness.yaml)")
+        return None
     data = _read_yaml(root, SPEC_FILE, problems, field="(file)")
     if data is None:
         return None
