@@ -6,6 +6,7 @@ optional root-cause pass in debugger/analyst.py, the leak guard in debugger/leak
 """
 from __future__ import annotations
 
+import os
 import shutil
 from collections import defaultdict
 from collections.abc import Iterable
@@ -22,10 +23,35 @@ from debugger.leak import Redactor, assert_no_leak
 from debugger.overview import build_overview, totals
 from debugger.render import render, safe_name
 from debugger.scoreboard import Scoreboard
-from evoharness.files import write_atomic
 
 MAX_ROLLOUT_CHARS = 40_000
 MAX_TASK_ERRORS = 30
+
+
+class Staging:
+    """Builds the evidence tree in a hidden sibling directory, then swaps it in whole: readers see
+    the old evidence or the complete new one, and one sync replaces an fsync per file."""
+
+    def __init__(self, root: Path, redact: Redactor) -> None:
+        self.root = root
+        self.dir = root.with_name(f".{root.name}.tmp")
+        self.redact = redact
+        if self.dir.exists():  # left by a killed attempt
+            shutil.rmtree(self.dir)
+
+    def write(self, rel: str, text: str) -> Path:
+        path = self.dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.redact(text))
+        return path
+
+    def publish(self) -> None:
+        os.sync()
+        old = self.root.with_name(f".{self.root.name}.old")
+        if self.root.exists():  # a resumed DISTILL must not keep files of an earlier attempt
+            os.replace(self.root, old)
+        os.replace(self.dir, self.root)
+        shutil.rmtree(old, ignore_errors=True)
 
 
 class EvidenceIndex(BaseModel):
@@ -58,17 +84,15 @@ def distill(
     scope = q.Scope(run_id=run_id, iteration=iteration, previous=previous,
                     hidden=tuple(sorted(hidden_tasks)))
     root = Path(out_dir) / "evidence"
-    if root.exists():  # a resumed DISTILL must not leave files of an earlier attempt behind
-        shutil.rmtree(root)
-    redact = Redactor(hidden_tasks, forbidden)
+    stage = Staging(root, Redactor(hidden_tasks, forbidden))
 
     tasks = q.rows(con, q.TASK_STATS, scope)
     rollouts = q.rows(con, q.ROLLOUTS, scope)
     verifier = {r["rollout_id"]: r["lines"] for r in q.rows(con, q.VERIFIER_LINES, scope)}
-    rollout_paths = write_rollouts(con, scope, root, rollouts, verifier, redact)
-    task_paths = write_tasks(con, scope, root, tasks, rollouts, verifier, redact)
+    rollout_paths = write_rollouts(con, scope, stage, rollouts, verifier)
+    task_paths = write_tasks(con, scope, stage, tasks, rollouts, verifier)
 
-    report = run_analyst(analyst, tasks, task_paths, redact)
+    report = run_analyst(analyst, tasks, task_paths, stage)
     head = {"run_id": run_id, "iteration": iteration, "previous": previous,
             "total": totals(tasks, rollouts), "analyst": report.summary()}
     classes = {
@@ -77,17 +101,24 @@ def distill(
         "verifier": q.rows(con, q.VERIFIER_CLASSES, scope),
     }
     links = {t["task_id"]: f"tasks/{task_paths[t['task_id']].name}" for t in tasks}
-    text = redact(build_overview(head=head, tasks=tasks, links=links, classes=classes,
-                                 scoreboard=scoreboard, hidden=hidden_tasks))
-    overview = write_atomic(root / "overview.md", text)
-    assert_no_leak(root, forbidden, hidden_ids=hidden_tasks)
-    return EvidenceIndex(root=root, overview=overview, tasks=task_paths, rollouts=rollout_paths,
-                         overview_chars=len(text), analyst_failed=report.failed)
+    overview = stage.write("overview.md", build_overview(
+        head=head, tasks=tasks, links=links, classes=classes, scoreboard=scoreboard,
+        hidden=hidden_tasks))
+    overview_chars = len(overview.read_text())
+    assert_no_leak(stage.dir, forbidden, hidden_ids=hidden_tasks)
+    stage.publish()
+
+    def final(paths: dict[str, Path]) -> dict[str, Path]:
+        return {key: root / path.relative_to(stage.dir) for key, path in paths.items()}
+
+    return EvidenceIndex(root=root, overview=root / "overview.md", tasks=final(task_paths),
+                         rollouts=final(rollout_paths), overview_chars=overview_chars,
+                         analyst_failed=report.failed)
 
 
 def write_rollouts(
-    con: duckdb.DuckDBPyConnection, scope: q.Scope, root: Path, rollouts: list[dict[str, Any]],
-    verifier: dict[str, str], redact: Redactor,
+    con: duckdb.DuckDBPyConnection, scope: q.Scope, stage: Staging,
+    rollouts: list[dict[str, Any]], verifier: dict[str, str],
 ) -> dict[str, Path]:
     events: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for event in q.rows(con, q.CONDENSED_EVENTS, scope):
@@ -96,7 +127,7 @@ def write_rollouts(
     for r in rollouts:
         rid = r["rollout_id"]
         text = render_rollout(r, events[rid], verifier.get(rid, ""))
-        paths[rid] = write_atomic(root / "rollouts" / f"{safe_name(rid)}.md", redact(text))
+        paths[rid] = stage.write(f"rollouts/{safe_name(rid)}.md", text)
     return paths
 
 
@@ -133,8 +164,8 @@ def shorten(text: str, limit: int) -> str:
 
 
 def write_tasks(
-    con: duckdb.DuckDBPyConnection, scope: q.Scope, root: Path, tasks: list[dict[str, Any]],
-    rollouts: list[dict[str, Any]], verifier: dict[str, str], redact: Redactor,
+    con: duckdb.DuckDBPyConnection, scope: q.Scope, stage: Staging, tasks: list[dict[str, Any]],
+    rollouts: list[dict[str, Any]], verifier: dict[str, str],
 ) -> dict[str, Path]:
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rollouts:
@@ -154,7 +185,7 @@ def write_tasks(
             errors=errors[tid][:MAX_TASK_ERRORS],
             errors_cut=max(len(errors[tid]) - MAX_TASK_ERRORS, 0),
         )
-        paths[tid] = write_atomic(root / "tasks" / f"{safe_name(tid)}.md", redact(text))
+        paths[tid] = stage.write(f"tasks/{safe_name(tid)}.md", text)
     return paths
 
 
@@ -176,7 +207,7 @@ def find_divergences(
 
 
 def run_analyst(
-    analyst: Analyst | None, tasks: list[dict[str, Any]], paths: dict[str, Path], redact: Redactor
+    analyst: Analyst | None, tasks: list[dict[str, Any]], paths: dict[str, Path], stage: Staging
 ) -> AnalystReport:
     """Ask the analyst about each failing task and append its answer to the task file."""
     if analyst is None:
@@ -185,5 +216,5 @@ def run_analyst(
     report = analyst.analyse(failing)
     for tid, paragraph in report.paragraphs.items():
         text = paths[tid].read_text() + f"\n## Analyst\n\n{paragraph.strip()}\n"
-        write_atomic(paths[tid], redact(text))
+        stage.write(str(paths[tid].relative_to(stage.dir)), text)
     return report
