@@ -3,6 +3,7 @@ an EvoError naming the file and field. Rendering lives in prompt.py; versioning 
 from __future__ import annotations
 
 import ast
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -148,10 +149,13 @@ def _check_names(spec: HarnessSpec, problems: _Problems) -> None:
 
 def _check_symlinks(root: Path, problems: _Problems) -> None:
     # A link could point the runtime (or an edit) at files outside the workspace.
-    for path in sorted(root.rglob("*")):
-        if path.is_symlink() and ".git" not in path.relative_to(root).parts:
-            problems.add(str(path.relative_to(root)), "(file)", "symlinks are not allowed",
-                         hint="replace the link with a regular file")
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")  # git's objects can be many
+        for name in dirnames + sorted(filenames):
+            path = Path(dirpath, name)
+            if path.is_symlink():
+                problems.add(str(path.relative_to(root)), "(file)", "symlinks are not allowed",
+                             hint="replace the link with a regular file")
 
 
 def _check_unregistered(root: Path, spec: HarnessSpec, problems: _Problems) -> None:

@@ -146,6 +146,20 @@ def test_confinement_attacks_refused(repo: HarnessRepo, path: str) -> None:
     assert "pwned" not in (repo.path / ".git" / "config").read_text()
 
 
+def test_run_files_beside_the_workspace_are_out_of_reach(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    repo = HarnessRepo.create(run / "workspace")
+    (run / "traces.duckdb").write_bytes(b"db")
+    (run / "tasks" / "t1" / "tests").mkdir(parents=True)
+    (run / "tasks" / "t1" / "tests" / "test.sh").write_text("exit 1\n")
+    before = tree(run)
+    for path in ["../traces.duckdb", "../tasks/t1/tests/test.sh", str(run / "traces.duckdb")]:
+        for op in ({"op": "write_file", "path": path, "content": "x"},
+                   {"op": "delete_file", "path": path}):
+            refused(repo.path, [op], "path")
+    assert tree(run) == before
+
+
 def test_symlink_leading_outside_refused(harness_dir: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
