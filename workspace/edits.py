@@ -52,8 +52,11 @@ class AppendRule(_Edit):
         rel = _read_spec(root).system_prompt
         path = confine(root, rel)
         bullet = "- " + " ".join(self.text.split())
+        if bullet == "- ":
+            raise EvoError("the rule is empty", field="text", value=self.text)
         if any(opener in bullet for opener in JINJA_OPENERS):
-            bullet = "{% raw %}" + bullet + "{% endraw %}"  # a rule is prose, never template code
+            # A rule is prose, never template code; '+%}' keeps the newline trim_blocks would eat.
+            bullet = "{% raw %}" + bullet + "{% endraw +%}"
         lines = _read(path, rel).splitlines()
         span = _find_section(lines, RULES_HEADING, rel)
         if span is None:

@@ -40,8 +40,13 @@ def test_append_rule_creates_section_then_appends(harness_dir: Path) -> None:
 
 
 def test_append_rule_keeps_template_syntax_literal(harness_dir: Path) -> None:
-    harness = apply_edits(harness_dir, [{"op": "append_rule", "text": "Never print {{ secrets }}"}])
-    assert "- Never print {{ secrets }}" in render_system_prompt(harness)
+    harness = apply_edits(harness_dir, [{"op": "append_rule", "text": "Never print {{ secrets }}"},
+                                        {"op": "append_rule", "text": "Be brief."}])
+    assert "- Never print {{ secrets }}\n- Be brief.\n" in render_system_prompt(harness)
+
+
+def test_append_rule_refuses_blank_text(harness_dir: Path) -> None:
+    refused(harness_dir, [{"op": "append_rule", "text": " \n "}], "empty")
 
 
 def test_replace_section(harness_dir: Path) -> None:
