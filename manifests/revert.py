@@ -107,7 +107,8 @@ def apply_decisions(
 
     `changes` should be every registered change of the run, so a conflict can cascade through
     later kept changes (each recorded with `cascaded_from`). A change already reverted (a commit
-    with its Reverts-Commit trailer exists) is reported, not reverted again.
+    with its Reverts-Commit trailer exists) is reported, not reverted again; changes cascaded by
+    an earlier call are not reported again, so store the records (record_reverts) right away.
     """
     targets = _targets(repo, changes)
     reasons = {v.change_id: v.reason for v in verdicts if v.decision == "revert"}
