@@ -1,0 +1,102 @@
+"""Choosing the sandbox: bubblewrap when installed; otherwise refuse, unless the user passed the
+explicit unsafe flag, in which case commands run as plain host processes (UnsafeHostSandbox)."""
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from agent.environment import ExecResult
+from evoharness.errors import EvoError
+from tasks.sandbox import HARNESS, BwrapSandbox, Limits, Mount, copy_task_files, run_capped
+from tasks.task import Task
+
+# Absolute sandbox paths that scripts name; on the host they are rewritten under a private root.
+_SANDBOX_PATH = re.compile(r"(?<![\w./-])/(app|tests|solution|harness|logs/verifier)(?=[/\s\"'),;:]|$)")
+
+
+class UnsafeHostSandbox:
+    """Same interface as BwrapSandbox with no isolation at all: the commands see the whole host.
+    Paths like /app and /tests are rewritten to a private directory, in the command and in the
+    text files of extra mounts (copied), which is enough for Harbor-shaped tasks."""
+
+    def __init__(self, app_dir: Path, *, harness_dir: Path | None = None,
+                 limits: Limits = Limits()) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="evo-unsafe-"))
+        self.app_dir = Path(app_dir)
+        self.harness_dir = harness_dir
+        self.limits = limits
+        (self.root / "app").symlink_to(self.app_dir)
+        if harness_dir is not None:
+            (self.root / "harness").symlink_to(Path(harness_dir).resolve())
+
+    @classmethod
+    def for_task(cls, task: Task, *, harness_dir: Path | None = None,
+                 limits: Limits | None = None) -> "UnsafeHostSandbox":
+        return cls(copy_task_files(task), harness_dir=harness_dir,
+                   limits=limits or Limits(memory_mb=task.config.environment.memory_mb))
+
+    def rewrite(self, text: str) -> str:
+        """Sandbox paths (/app, /tests, ...) in `text` as this sandbox's host paths."""
+        return _SANDBOX_PATH.sub(lambda m: f"{self.root}/{m.group(1)}", text)
+
+    def _mount(self, mount: Mount) -> None:
+        target = self.root / mount.dest.lstrip("/")
+        if target.is_symlink():
+            target.unlink()
+        shutil.rmtree(target, ignore_errors=True)
+        if mount.writable:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(mount.source)
+            return
+        shutil.copytree(mount.source, target)
+        for path in target.rglob("*"):
+            try:
+                if path.is_file():
+                    path.write_text(self.rewrite(path.read_text()))
+            except UnicodeDecodeError:
+                continue  # binary files keep their bytes
+
+    def writable_dir(self, name: str) -> Path:
+        return Path(tempfile.mkdtemp(prefix=f"evo-{name}-"))
+
+    def exec(self, command: str, *, timeout: float, stdin: str = "",
+             mounts: list[Mount] | None = None) -> ExecResult:
+        for mount in mounts or []:
+            self._mount(mount)
+        return self._run(["bash", "-c", self.rewrite(command)], stdin, timeout)
+
+    def run_python(self, script: str, stdin: str, *, timeout: float) -> ExecResult:
+        return self._run([sys.executable, f"{self.root}{HARNESS}/{script}"], stdin, timeout)
+
+    def _run(self, argv: list[str], stdin: str, timeout: float) -> ExecResult:
+        env = {"PATH": f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin", "HOME": str(self.root),
+               "LANG": "C.UTF-8"}
+        return run_capped(argv, stdin=stdin, timeout=timeout, limits=self.limits, preexec=None,
+                          cwd=self.app_dir, env=env)
+
+    def kill_leftovers(self) -> int:
+        return 0  # no private uid to find them by; each command's group was killed on timeout
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.app_dir, ignore_errors=True)
+
+
+def require_sandbox(unsafe: bool = False) -> Callable[..., BwrapSandbox | UnsafeHostSandbox]:
+    """The sandbox factory to run tasks with; refuses without bubblewrap unless `unsafe`."""
+    if shutil.which("bwrap"):
+        return BwrapSandbox.for_task
+    if not unsafe:
+        raise EvoError("bubblewrap (bwrap) is not installed, so task commands cannot be sandboxed",
+                       field="sandbox", hint="install it (apt install bubblewrap), or pass "
+                       "--unsafe-no-sandbox to run agent commands directly on this machine")
+    Console(stderr=True).print(
+        "[bold red]WARNING: --unsafe-no-sandbox: agent and harness code run on this machine "
+        "with your permissions, network access and no limits but timeouts.[/]")
+    return UnsafeHostSandbox.for_task
