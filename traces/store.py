@@ -13,7 +13,13 @@ import duckdb
 from evoharness.errors import EvoError
 
 from .ingest import IngestReport, ingest_paths, trace_files, transaction
-from .schema import DDL, PHASES, SCHEMA_VERSION
+from .schema import DDL, PHASES, SCHEMA_VERSION, TABLES
+
+DB_NAME = "traces.duckdb"  # the agreed place of a run's store: RUN_DIR/traces.duckdb
+
+
+def db_path(run_dir: str | Path) -> Path:
+    return Path(run_dir) / DB_NAME
 
 
 class TraceStore:
@@ -50,6 +56,18 @@ class TraceStore:
     def stored_rollout_ids(self, run_id: str) -> set[str]:
         rows = self.con.execute("SELECT rollout_id FROM rollouts WHERE run_id = ?", [run_id])
         return {row[0] for row in rows.fetchall()}
+
+    def export_parquet(self, directory: str | Path) -> list[Path]:
+        """Write one Parquet file per table into `directory` (created if needed)."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        written = []
+        for table in TABLES:
+            target = directory / f"{table}.parquet"
+            quoted = str(target).replace("'", "''")
+            self.con.execute(f"COPY {table} TO '{quoted}' (FORMAT PARQUET)")
+            written.append(target)
+        return written
 
     # -- runs and phases ------------------------------------------------------------------------
     def register_run(self, run_id: str, config: dict[str, Any]) -> None:
