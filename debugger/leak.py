@@ -16,9 +16,10 @@ from evoharness.errors import EvoError
 MIN_SNIPPET = 16
 REDACTED = "[redacted]"
 
-# A verifier line worth showing: pytest's "E   ..." detail lines, FAILED summaries, and lines naming
-# an assertion or an error. Indented and ">"-prefixed lines are pytest echoing the test's source.
-FAILING_LINE_REGEX = r"^(E\s|FAILED\b|[^\s>].*(assert|Error|FAILED))"
+# A verifier line worth showing: pytest's "E   ..." detail lines, FAILED summaries, lines naming an
+# assertion or an error, and the verifier's own "[no reward file ...]" notes. Indented and
+# ">"-prefixed lines are pytest echoing the test's source, so they never qualify.
+FAILING_LINE_REGEX = r"^(E\s|FAILED\b|\[.*\]$|[^\s>].*(assert|Error|FAILED))"
 
 
 def snippets(forbidden: Iterable[str]) -> list[str]:

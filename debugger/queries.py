@@ -82,12 +82,22 @@ FROM v WHERE iteration = $it AND outcome <> 'pass'
 GROUP BY ALL ORDER BY rollouts DESC, exit_reason
 """
 
-ERROR_CLASSES = """
-SELECT e.name, count(*) AS events, count(DISTINCT v.task_id) AS tasks,
-       left(split_part(min(e.content), chr(10), 1), 160) AS example
-FROM events e JOIN v USING (rollout_id)
-WHERE v.iteration = $it AND e.kind = 'error'
-GROUP BY e.name ORDER BY events DESC, e.name
+# Error events and tool results that carry a structured ToolError (agent/tools.py), one label each.
+ERRORS = """,
+errs AS (
+    SELECT v.task_id, e.rollout_id, e.seq,
+           CASE WHEN e.kind = 'error' THEN e.name
+                ELSE e.name || ': ' || json_extract_string(e.data, '$.error.kind') END AS name,
+           coalesce(json_extract_string(e.data, '$.error.message'), e.content) AS text
+    FROM events e JOIN v USING (rollout_id)
+    WHERE v.iteration = $it AND (e.kind = 'error' OR (e.kind = 'tool_result'
+          AND json_extract_string(e.data, '$.error.kind') IS NOT NULL)))
+"""
+
+ERROR_CLASSES = ERRORS + """
+SELECT name, count(*) AS events, count(DISTINCT task_id) AS tasks,
+       left(split_part(min(text), chr(10), 1), 160) AS example
+FROM errs GROUP BY name ORDER BY events DESC, name
 """
 
 # The verifier's failing lines, one row each; the only way verifier output reaches the evidence.
@@ -114,26 +124,25 @@ SELECT trim(line) AS line, count(DISTINCT rollout_id) AS rollouts, count(DISTINC
 FROM failing GROUP BY 1 ORDER BY rollouts DESC, line
 """
 
-TASK_ERRORS = """
-SELECT v.task_id, e.rollout_id, e.seq, e.name, left(split_part(e.content, chr(10), 1), 200) AS text
-FROM events e JOIN v USING (rollout_id)
-WHERE v.iteration = $it AND e.kind = 'error'
-ORDER BY v.task_id, e.rollout_id, e.seq
+TASK_ERRORS = ERRORS + """
+SELECT task_id, rollout_id, seq, name, left(split_part(text, chr(10), 1), 200) AS text
+FROM errs ORDER BY task_id, rollout_id, seq
 """
 
 # Head and tail of every rollout plus a few errors between, each content cut to head and tail
 # lines: the condensing happens here so Python only formats what is kept.
 CONDENSED_EVENTS = f""",
 e AS (
-    SELECT e.*, row_number() OVER w AS rn, count(*) OVER (PARTITION BY e.rollout_id) AS total,
-           sum((e.kind = 'error')::INT) OVER w AS error_rank
-    FROM events e JOIN v USING (rollout_id)
-    WHERE v.iteration = $it
-    WINDOW w AS (PARTITION BY e.rollout_id ORDER BY e.seq)),
+    SELECT *, row_number() OVER w AS rn, count(*) OVER (PARTITION BY rollout_id) AS total,
+           sum(failed::INT) OVER w AS error_rank
+    FROM (SELECT e.*, json_extract_string(e.data, '$.error.kind') AS tool_error,
+                 e.kind = 'error' OR tool_error IS NOT NULL AS failed
+          FROM events e JOIN v USING (rollout_id) WHERE v.iteration = $it)
+    WINDOW w AS (PARTITION BY rollout_id ORDER BY seq)),
 kept AS (
     SELECT *, string_split(content, chr(10)) AS lines FROM e
     WHERE rn <= {HEAD_EVENTS} OR rn > total - {HEAD_EVENTS}
-       OR (kind = 'error' AND error_rank <= {MID_ERRORS})),
+       OR (failed AND error_rank <= {MID_ERRORS})),
 cut AS (
     SELECT *, CASE WHEN len(lines) > {2 * HEAD_LINES}
         THEN array_to_string(lines[1:{HEAD_LINES}], chr(10)) || chr(10)
@@ -142,6 +151,7 @@ cut AS (
         ELSE content END AS text
     FROM kept)
 SELECT rollout_id, seq, rn, total, kind, name, data::VARCHAR AS data, tokens_in, tokens_out,
+       tool_error,
        CASE WHEN length(text) > {MAX_EVENT_CHARS}
             THEN left(text, {MAX_EVENT_CHARS // 2}) || ' [... '
                  || (length(text) - {MAX_EVENT_CHARS}) || ' chars cut ...] '

@@ -130,3 +130,21 @@ def test_rerun_replaces_old_files(traces, tmp_path: Path) -> None:
     stale.write_text("old")
     distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set())
     assert not stale.exists()
+
+
+def test_structured_tool_errors_and_verifier_notes(traces, tmp_path: Path) -> None:
+    # as agent/loop.py records a ToolError, and tasks/verifier.py a missing reward file
+    tool_error = {"exit_code": None, "error": {"kind": "transient", "message": "the tool was stopped (timeout) after 30s", "suggestion": "x"}}
+    traces.rollout("t", 1, "fail", verifier_tail="some output\n[no reward file written to /logs/verifier]",
+                   events=[shell("sleep 99"), ("tool_result", "shell", "ERROR (transient): ...", tool_error)])
+    index = distill(traces.con, RUN, 1, tmp_path, hidden_tasks=set())
+    overview = index.overview.read_text()
+    assert "`shell: transient`: 1 events in 1 tasks, e.g. the tool was stopped (timeout) after 30s" in overview
+    assert "`[no reward file written to /logs/verifier]`" in overview and "some output" not in overview
+    assert "seq 1 **shell: transient**: the tool was stopped" in index.tasks["t"].read_text()
+    assert "⚠ TOOL ERROR (transient) from shell" in index.rollouts["it001-t-a01"].read_text()
+
+
+def test_empty_iteration(traces, tmp_path: Path) -> None:
+    index = distill(traces.con, RUN, 1, tmp_path, hidden_tasks=set())
+    assert "over 0 tasks" in index.overview.read_text() and index.tasks == {}
