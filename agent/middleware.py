@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -42,7 +43,7 @@ class HookFailed(Exception):
     """Internal: one hook run that produced nothing usable; it is reported and skipped."""
 
 
-def defined_hooks(path) -> set[str]:
+def defined_hooks(path: Path) -> set[str]:
     """The hook functions a middleware file defines at top level (validate.py made sure it parses)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)} & set(HOOKS)
@@ -53,7 +54,7 @@ class Middleware:
         self.env = env
         self.recorder = recorder
         self.timeout = harness.spec.settings.tool_timeout_seconds
-        self.hooks = {hook: [] for hook in HOOKS}
+        self.hooks: dict[str, list[str]] = {hook: [] for hook in HOOKS}
         for name in harness.middleware:
             for hook in defined_hooks(harness.root / "middleware" / f"{name}.py"):
                 self.hooks[hook].append(name)
@@ -87,7 +88,7 @@ class Middleware:
                 continue
             value = changed
             blocked = isinstance(value, str)
-            self.recorder.emit("middleware", name=name, content=json.dumps(_dump_any(value))[:4000],
+            self.recorder.emit("middleware", name=name, content=json.dumps(_dump_any(value)),
                                data={"hook": hook, "action": "block" if blocked else "modify"})
             if blocked:  # a blocked call is final: later middleware never sees it
                 break

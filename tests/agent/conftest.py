@@ -10,6 +10,7 @@ import yaml
 
 from agent.events import ListSink
 from agent.loop import AgentResult, run_agent
+from agent.model import Model
 from tests.fixtures.host_env import HostEnvironment
 from tests.fixtures.scripted import ScriptedModel
 from workspace.repo import SEED_DIR
@@ -45,9 +46,10 @@ class Harness:
     def load(self) -> LoadedHarness:
         return load_harness(self.root)
 
-    def run(self, replies: list, instruction: str = "Do the task.", **kwargs: Any
-            ) -> tuple[AgentResult, ListSink, ScriptedModel]:
-        model = replies if isinstance(replies, ScriptedModel) else ScriptedModel(replies)
+    def run(self, replies: list | Model, instruction: str = "Do the task.", **kwargs: Any
+            ) -> tuple[AgentResult, ListSink, Any]:
+        """Run the agent on this harness in the app dir; a list of replies becomes a ScriptedModel."""
+        model = ScriptedModel(replies) if isinstance(replies, list) else replies
         sink = ListSink()
         self.env = env = HostEnvironment(self.root, self.app)
         result = run_agent(self.load(), model, env, instruction, sink, **kwargs)
