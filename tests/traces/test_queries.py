@@ -45,7 +45,7 @@ def con(tmp_path_factory):
     results[1] = with_events(results[1], [  # a, attempt 1 (a fail): two tool errors
         Event(seq=0, kind="tool_result", name="shell", data=tool_error),
         Event(seq=1, kind="tool_result", name="shell", data=tool_error),
-        Event(seq=2, kind="tool_result", name="shell", data={"exit_code": 1}),
+        Event(seq=2, kind="tool_result", name="shell", data={"exit_code": 1, "error": None}),
     ])
     results[4] = with_events(results[4], [Event(seq=0, kind="error", name="ModelError")])
     results[8] = with_events(results[8], [Event(seq=s, kind="note", content=str(s), ts=0)
