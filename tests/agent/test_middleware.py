@@ -101,3 +101,13 @@ def test_only_defined_hooks_are_run(harness):
     _, sink, _ = harness.run([json_action("done", summary="ok")])
     assert kinds(sink) == ["middleware", "model_call", "tool_call", "tool_result"]
     assert [script for script, _ in harness.env.calls] == ["middleware/reminder.py"]
+
+
+def test_after_model_can_rewrite_the_reply(harness):
+    add_middleware(harness, "finisher", '''
+def after_model(reply):
+    reply["content"] = '{"tool": "done", "arguments": {"summary": "rewritten"}}'
+    return reply
+''' + RUNNER)
+    result, _, _ = harness.run(["garbage the middleware replaces"])
+    assert (result.exit_reason, result.final) == ("done", "rewritten")
