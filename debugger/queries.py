@@ -140,7 +140,7 @@ e AS (
           FROM events e JOIN v USING (rollout_id) WHERE v.iteration = $it)
     WINDOW w AS (PARTITION BY rollout_id ORDER BY seq)),
 kept AS (
-    SELECT *, string_split(content, chr(10)) AS lines FROM e
+    SELECT *, string_split(rtrim(content, chr(10)), chr(10)) AS lines FROM e
     WHERE rn <= {HEAD_EVENTS} OR rn > total - {HEAD_EVENTS}
        OR (failed AND error_rank <= {MID_ERRORS})),
 cut AS (
@@ -148,7 +148,7 @@ cut AS (
         THEN array_to_string(lines[1:{HEAD_LINES}], chr(10)) || chr(10)
              || '[... ' || (len(lines) - {2 * HEAD_LINES}) || ' lines cut ...]' || chr(10)
              || array_to_string(lines[-{HEAD_LINES}:], chr(10))
-        ELSE content END AS text
+        ELSE rtrim(content, chr(10)) END AS text
     FROM kept)
 SELECT rollout_id, seq, rn, total, kind, name, data::VARCHAR AS data, tokens_in, tokens_out,
        tool_error,
