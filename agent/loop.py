@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from agent.budget import Budget
 from agent.compaction import Transcript, step_line
@@ -25,7 +25,12 @@ MODEL_TEXT_LIMIT = 8000  # tool output the model reads per step; the event keeps
 
 
 class AgentResult(BaseModel):
-    exit_reason: str  # done | max_steps | token_budget | wall_time | model_unavailable | model_error | tool_budget
+    """How a rollout's agent ended. Tokens include its sub-agents'."""
+
+    model_config = ConfigDict(frozen=True)
+
+    # done | max_steps | token_budget | wall_time | model_unavailable | model_error | tool_budget
+    exit_reason: str
     steps: int
     tokens_in: int
     tokens_out: int
@@ -34,6 +39,8 @@ class AgentResult(BaseModel):
 
 def run_agent(harness: LoadedHarness, model: Model, env: Environment, instruction: str,
               sink: EventSink, *, clock: Callable[[], float] = time.monotonic) -> AgentResult:
+    """Run `harness` on one task instruction until `done` or a budget ends it. Never raises for
+    what the model or a tool does: those end as an exit_reason and events in `sink`."""
     settings = harness.spec.settings
     recorder = Recorder(sink)
     budget = Budget(settings.budgets, settings.max_steps, clock)
