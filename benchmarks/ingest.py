@@ -1,5 +1,5 @@
-"""Benchmark: synthesise rollout trace files (default 2,000 rollouts x 500 events = 1,000,000 events),
-ingest them into a fresh trace store and print `metric: value unit` lines (target >= 100k events/s)."""
+"""Benchmark: synthesise rollout trace files (default 2,000 rollouts x 500 events = 1M events),
+ingest them into a fresh trace store, print `metric: value unit` lines (target >= 100k events/s)."""
 from __future__ import annotations
 
 import argparse

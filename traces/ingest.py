@@ -1,5 +1,5 @@
 """Batched, idempotent ingestion of rollout trace files (RolloutResult JSON) into the trace store:
-Arrow tables, one transaction per batch; bad files go to quarantine/. store.py owns the connection."""
+Arrow tables, one transaction per batch; bad files go to quarantine/. store.py owns the DB."""
 from __future__ import annotations
 
 import os
@@ -72,7 +72,9 @@ def ingest_paths(
         return _ingest(cursor, paths, batch_events)
 
 
-def _ingest(con: duckdb.DuckDBPyConnection, paths: Sequence[Path], batch_events: int) -> IngestReport:
+def _ingest(
+    con: duckdb.DuckDBPyConnection, paths: Sequence[Path], batch_events: int
+) -> IngestReport:
     report = IngestReport()
     seen: set[str] = set()
     rollouts: list[pa.Table] = []

@@ -163,7 +163,8 @@ def rollout_events(con: duckdb.DuckDBPyConnection, rollout_id: str) -> list[Even
         "FROM events WHERE rollout_id = ? ORDER BY seq",
         [rollout_id],
     ).fetchall()
-    fields = ("seq", "kind", "name", "content", "data", "tokens_in", "tokens_out", "duration_ms", "ts")
+    fields = ("seq", "kind", "name", "content", "data", "tokens_in", "tokens_out",
+              "duration_ms", "ts")
     return [Event(**{**dict(zip(fields, row)), "data": json.loads(row[4])}) for row in rows]
 
 
@@ -199,7 +200,7 @@ def failure_classes(
 def task_history(
     con: duckdb.DuckDBPyConnection, run_id: str, task_id: str
 ) -> list[TaskIteration]:
-    """Per iteration (and harness commit) the task's passes/n: the record its flips are read from."""
+    """Per iteration (and harness commit) the task's passes/n: the record flips are read from."""
     rows = con.execute(
         f"SELECT iteration, harness_commit, {PASSED}, count(*) FROM rollouts "
         f"WHERE run_id = ? AND task_id = ? AND {SCORED} "

@@ -32,7 +32,8 @@ class SqlResult(BaseModel):
     def text(self) -> str:
         """A plain-text table for a model to read, saying how many rows were cut."""
         cells = [[_cell(v) for v in row] for row in self.rows]
-        widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(self.columns)]
+        widths = [max([len(c)] + [len(row[i]) for row in cells])
+                  for i, c in enumerate(self.columns)]
         lines = [" | ".join(c.ljust(w) for c, w in zip(self.columns, widths)),
                  "-+-".join("-" * w for w in widths)]
         lines += [" | ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
@@ -131,7 +132,7 @@ def _open_locked(path: Path) -> duckdb.DuckDBPyConnection:
         return duckdb.connect(str(path), read_only=True, config=LOCKED)
     except duckdb.Error as error:
         raise SqlError(f"cannot open the trace database read-only: {error}", file=path,
-                       hint="Pass the open TraceStore when this process already holds it") from error
+                       hint="Pass the open TraceStore if this process already holds it") from error
 
 
 def _snapshot(source: str | Path | TraceStore, split: str | None) -> duckdb.DuckDBPyConnection:
