@@ -41,12 +41,15 @@ class Budget:
             return "max_steps"
         if self.usage.tokens_in + self.usage.tokens_out >= self.budgets.tokens:
             return "token_budget"
-        if self.clock() - self.usage.started >= self.budgets.wall_seconds:
+        if self.seconds_left() <= 0:
             return "wall_time"
         # The model was told once that the tool is exhausted and asked for it again: it is stuck.
         if any(n > 1 for n in self.usage.refusals.values()):
             return "tool_budget"
         return None
+
+    def seconds_left(self) -> float:
+        return self.budgets.wall_seconds - (self.clock() - self.usage.started)
 
     def charge_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self.usage.tokens_in += tokens_in

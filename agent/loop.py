@@ -22,6 +22,7 @@ from workspace.spec import LoadedHarness, Settings, SubagentSpec
 from workspace.validate import render_system_prompt
 
 MODEL_TEXT_LIMIT = 8000  # tool output the model reads per step; the event keeps less
+MIN_TOOL_SECONDS = 1.0  # a tool started just before the wall budget ends still gets a moment
 
 
 class AgentResult(BaseModel):
@@ -45,8 +46,14 @@ def run_agent(harness: LoadedHarness, model: Model, env: Environment, instructio
     recorder = Recorder(sink)
     budget = Budget(settings.budgets, settings.max_steps, clock)
     registry = ToolRegistry()
+
+    def tool_timeout() -> float:
+        # A tool may not outlive the rollout's wall budget by more than a moment: the runner's
+        # watchdog would otherwise kill the whole rollout instead of the one command.
+        return max(MIN_TOOL_SECONDS, min(settings.tool_timeout_seconds, budget.seconds_left()))
+
     for spec in harness.tools:
-        registry.add(spec, harness_tool(spec.name, env, settings.tool_timeout_seconds))
+        registry.add(spec, harness_tool(spec.name, env, tool_timeout))
     registry.add(DONE, done_tool)
     if harness.skills:
         registry.add(*skill_tool(harness.skills))

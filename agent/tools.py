@@ -109,12 +109,14 @@ def _describe(error: Any) -> str:
     return f"{where}: {error.message}" if where else error.message
 
 
-def harness_tool(name: str, env: Environment, timeout: float) -> Handler:
-    """A harness tool: tools/<name>.py run in the Environment with the JSON arguments on stdin."""
+def harness_tool(name: str, env: Environment, timeout: Callable[[], float]) -> Handler:
+    """A harness tool: tools/<name>.py run in the Environment with the JSON arguments on stdin;
+    `timeout` is asked at each call (the rollout's remaining wall time may be shorter)."""
 
     def run(arguments: dict[str, Any]) -> ToolResult:
-        result = env.run_python(f"tools/{name}.py", json.dumps(arguments), timeout=timeout)
-        return from_exec(result, timeout)
+        seconds = timeout()
+        result = env.run_python(f"tools/{name}.py", json.dumps(arguments), timeout=seconds)
+        return from_exec(result, seconds)
 
     return run
 

@@ -1,8 +1,6 @@
 """agent/budget.py through the loop: each budget stops the rollout with its exit reason."""
 from __future__ import annotations
 
-import itertools
-
 from tests.agent.conftest import last_text
 from tests.fixtures.scripted import ScriptedModel, json_action
 
@@ -26,9 +24,14 @@ def test_token_budget_counts_prompt_and_completion_tokens(harness):
 
 def test_wall_time_with_an_injected_clock(harness):
     harness.settings(budgets={"wall_seconds": 250})
-    ticks = itertools.count(0, 100)  # every budget check is 100 s later
-    result, _, model = harness.run(forever(), clock=lambda: next(ticks))
-    assert result.exit_reason == "wall_time" and len(model.calls) == 2
+    now = [0.0]
+
+    def slow_reply(messages):  # each model call takes 100 s of the injected clock
+        now[0] += 100
+        return json_action("shell", command="true")
+
+    result, _, model = harness.run([slow_reply] * 10, clock=lambda: now[0])
+    assert (result.exit_reason, len(model.calls)) == ("wall_time", 3)
 
 
 def test_per_tool_budget_refuses_then_stops_a_stuck_model(harness):
@@ -45,3 +48,11 @@ def test_per_tool_budget_lets_a_model_that_adapts_finish(harness):
     result, _, _ = harness.run([json_action("shell", command="true"), json_action("shell", command="true"),
                                 json_action("done", summary="ok")])
     assert result.exit_reason == "done"
+
+
+def test_a_tool_call_cannot_outlive_the_wall_budget(harness):
+    harness.settings(tool_timeout_seconds=60, budgets={"wall_seconds": 2})
+    result, sink, _ = harness.run([json_action("shell", command="sleep 30"), json_action("done", summary="x")])
+    assert result.exit_reason == "wall_time"
+    error = [e for e in sink.events if e.kind == "tool_result"][0].data["error"]
+    assert error["kind"] == "transient" and "60s" not in error["message"]

@@ -77,7 +77,7 @@ def test_nonzero_exit_is_plain_output():
 
 def test_seed_shell_runs_in_the_workdir_with_json_on_stdin(harness):
     env = HostEnvironment(harness.root, harness.app)
-    result = harness_tool("shell", env, timeout=10)({"command": "echo hi > f.txt; cat f.txt; exit 3"})
+    result = harness_tool("shell", env, timeout=lambda: 10)({"command": "echo hi > f.txt; cat f.txt; exit 3"})
     assert (harness.app / "f.txt").read_text() == "hi\n"
     assert "hi" in result.output and "[exit code: 3]" in result.output and result.error is None
     assert env.calls == [("tools/shell.py", '{"command": "echo hi > f.txt; cat f.txt; exit 3"}')]
@@ -85,5 +85,5 @@ def test_seed_shell_runs_in_the_workdir_with_json_on_stdin(harness):
 
 def test_a_tool_past_its_timeout_is_a_transient_error(harness):
     env = HostEnvironment(harness.root, harness.app)
-    result = harness_tool("shell", env, timeout=0.5)({"command": "sleep 5"})
+    result = harness_tool("shell", env, timeout=lambda: 0.5)({"command": "sleep 5"})
     assert result.error.kind == "transient" and "0.5s" in result.error.message
