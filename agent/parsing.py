@@ -14,6 +14,7 @@ from evoharness.errors import EvoError
 ActionFormat = Literal["json", "native"]
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
+_ACTION_KEYS = {"tool", "name", "thought"}
 _JSON_TYPES = {"string", "object", "array", "number", "integer", "boolean", "null"}
 _SCHEMA_KEYS = {
     "type", "description", "properties", "required", "items", "enum", "default",
@@ -83,10 +84,16 @@ def _parse_json_action(text: str) -> Action:
     tool = obj.get("tool", obj.get("name"))
     if not isinstance(tool, str) or not tool:
         raise ParseError('the JSON object has no "tool" name', field="tool", value=obj)
-    raw = obj.get("arguments", obj.get("parameters", {}))
+    note = ""
+    if "arguments" in obj or "parameters" in obj:
+        raw = obj.get("arguments", obj.get("parameters"))
+    else:  # small models often flatten the arguments into the action; the schema check follows
+        raw = {k: v for k, v in obj.items() if k not in _ACTION_KEYS}
+        note = "arguments read from the top level of the action" if raw else ""
     arguments = _arguments_dict(raw, field="arguments")
     thought = obj.get("thought", "")
-    return Action(tool=tool, arguments=arguments, thought=thought if isinstance(thought, str) else "")
+    return Action(tool=tool, arguments=arguments, note=note,
+                  thought=thought if isinstance(thought, str) else "")
 
 
 def _first_json_object(text: str) -> dict[str, Any] | None:

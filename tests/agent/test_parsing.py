@@ -32,6 +32,12 @@ def test_name_and_parameters_keys_are_accepted():
     assert (action.tool, action.arguments) == ("shell", {"command": "ls"})
 
 
+def test_flattened_arguments_are_read_from_the_top_level():
+    action = parse_json('{"thought": "t", "tool": "shell", "command": "ls"}')
+    assert action.arguments == {"command": "ls"} and "top level" in action.note
+    assert parse_json('{"tool": "done"}').arguments == {}
+
+
 def test_arguments_given_as_a_json_string_are_decoded():
     assert parse_json('{"tool": "shell", "arguments": "{\\"command\\": \\"ls\\"}"}').arguments == {
         "command": "ls"}
