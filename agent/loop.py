@@ -13,7 +13,7 @@ from agent.compaction import Transcript, step_line
 from agent.delegate import delegate_tool, skill_tool, subagent_prompt
 from agent.environment import Environment
 from agent.events import EventSink
-from agent.middleware import Middleware
+from agent.middleware import HOOKS, Middleware
 from agent.model import Message, Model, ModelError, ModelReply, ToolCall
 from agent.parsing import Action, ParseError, format_instructions, parse_reply
 from agent.recorder import Recorder, clip
@@ -69,6 +69,23 @@ def run_agent(harness: LoadedHarness, model: Model, env: Environment, instructio
         registry.add(*delegate_tool(harness.subagents, run_subagent))
     main = _Agent(model, registry, Middleware(harness, env, recorder), budget, recorder, settings)
     return main.run(render_system_prompt(harness), instruction)
+
+
+def run_tools_agent(model: Model, registry: ToolRegistry, system_prompt: str, instruction: str,
+                    sink: EventSink, settings: Settings, *,
+                    clock: Callable[[], float] = time.monotonic) -> AgentResult:
+    """Run the same loop over a caller-built toolbox and system prompt, without a harness (so no
+    middleware): an agent whose tools are in-process handlers. `registry` should include `done`."""
+    budget = Budget(settings.budgets, settings.max_steps, clock)
+    agent = _Agent(model, registry, _NoMiddleware(), budget, Recorder(sink), settings)
+    return agent.run(system_prompt, instruction)
+
+
+class _NoMiddleware(Middleware):
+    """Middleware with no hooks: every hook passes its value through unchanged."""
+
+    def __init__(self) -> None:  # nothing to read from a harness, so no super().__init__
+        self.hooks = {hook: [] for hook in HOOKS}
 
 
 class _Agent:
