@@ -26,7 +26,7 @@ APP = "/app"
 HARNESS = "/harness"
 # System paths a task needs to run shell tools and Python; everything else on the host is absent.
 _ETC = ["passwd", "group", "nsswitch.conf", "hosts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
-        "alternatives", "localtime", "gitconfig"]
+        "alternatives", "localtime"]
 _TOP = ["bin", "sbin", "lib", "lib32", "lib64"]
 
 
@@ -135,6 +135,7 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(path), str(path)]
         elif path.exists():
             args += ["--ro-bind", str(path), str(path)]
+    args += ["--perms", "0755", "--dir", "/etc"]
     for name in _ETC:
         if (Path("/etc") / name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]

@@ -151,3 +151,11 @@ def test_missing_mount_source_is_a_sandbox_error(tmp_path):
     result = BwrapSandbox(tmp_path).exec(
         "true", timeout=20, mounts=[Mount(source=tmp_path / "absent", dest="/tests")])
     assert result.exit_reason == "sandbox_error"
+
+
+def test_system_tools_work_and_host_config_stays_out(sandbox):
+    result = sandbox.exec("echo a b | awk '{print $2}'; git --version; ls /etc/gitconfig",
+                          timeout=20)
+    lines = result.output.splitlines()
+    assert lines[0] == "b" and lines[1].startswith("git version")
+    assert "No such file or directory" in lines[2]
