@@ -1,0 +1,151 @@
+"""The built-in suite (tasks/suite/): every task is complete Harbor-format and offline, the split is
+sound, the git bundles match the hashes their tests pin, and every task is proven by `tasks check`."""
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tasks.task import load_suite
+
+SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
+TASKS = sorted(p.name for p in SUITE.iterdir() if (p / "task.toml").exists())
+CATEGORIES = {"file-operations", "text-processing", "csv-json", "python-bugfix", "git",
+              "shell-scripting", "log-analysis", "config-build"}
+REQUIRED = ["task.toml", "instruction.md", "environment/Dockerfile", "tests/test.sh",
+            "tests/test_outputs.py", "solution/solve.sh"]
+DOWNLOADS = re.compile(r"\b(apt|apt-get|curl|wget|pip|pip3|uv|uvx)\b")
+
+
+def config(task: str) -> dict:
+    return tomllib.loads((SUITE / task / "task.toml").read_text())
+
+
+def suite_file() -> dict:
+    return tomllib.loads((SUITE / "suite.toml").read_text())
+
+
+def test_suite_size_and_loader():
+    assert len(TASKS) >= 20
+    suite = load_suite(SUITE)
+    assert sorted(suite.tasks) == TASKS
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_task_files(task):
+    root = SUITE / task
+    missing = [name for name in REQUIRED if not (root / name).is_file()]
+    assert missing == [], f"{task} lacks {missing}"
+    for script in ("tests/test.sh", "solution/solve.sh"):
+        path = root / script
+        assert path.read_text().startswith("#!/bin/bash\n"), f"{task}/{script} needs a bash shebang"
+        assert path.stat().st_mode & 0o111, f"{task}/{script} is not executable"
+    assert (root / "instruction.md").read_text().strip()
+    ast.parse((root / "tests" / "test_outputs.py").read_text())
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_task_toml(task):
+    cfg = config(task)
+    assert set(cfg) == {"version", "metadata", "verifier", "agent", "environment"}
+    assert cfg["version"] == "1.0"
+    meta = cfg["metadata"]
+    assert meta["author_name"] == "evoharness"
+    assert meta["difficulty"] in {"easy", "medium", "hard"}
+    assert meta["category"] in CATEGORIES
+    assert isinstance(meta["tags"], list) and meta["tags"]
+    assert cfg["verifier"] == {"timeout_sec": 60.0}
+    assert cfg["agent"] == {"timeout_sec": 300.0}
+    assert cfg["environment"] == {"allow_internet": False}
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_dockerfile_copies_every_starting_file(task):
+    env = SUITE / task / "environment"
+    lines = (env / "Dockerfile").read_text().splitlines()
+    assert lines[0] in {"FROM python:3.11-slim", "FROM ubuntu:24.04"}
+    assert "WORKDIR /app" in lines
+    copied = {re.match(r'COPY \["([^"]+?)/?",', line).group(1) for line in lines
+              if line.startswith("COPY")}
+    shipped = {p.name for p in env.iterdir() if p.name != "Dockerfile"}
+    assert copied == shipped
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_verification_is_offline(task):
+    test_sh = (SUITE / task / "tests" / "test.sh").read_text()
+    assert "python3 -m pytest" in test_sh and "/tests/test_outputs.py" in test_sh
+    assert "/logs/verifier/reward.txt" in test_sh and "mkdir -p /logs/verifier" in test_sh
+    for script in ("tests/test.sh", "solution/solve.sh"):
+        code = [line for line in (SUITE / task / script).read_text().splitlines()
+                if not line.lstrip().startswith("#")]
+        found = DOWNLOADS.findall("\n".join(code))
+        assert found == [], f"{task}/{script} downloads with {found}"
+
+
+def test_splits_partition_the_suite():
+    split = suite_file()["split"]
+    train, heldout = split["train"], split["heldout"]
+    assert len(set(train)) == len(train) and len(set(heldout)) == len(heldout)
+    assert not set(train) & set(heldout)
+    assert sorted(train + heldout) == TASKS
+    assert len(heldout) >= 6 and len(train) >= 15
+
+
+def test_categories_and_difficulty_spread():
+    split = suite_file()["split"]
+    category = {t: config(t)["metadata"]["category"] for t in TASKS}
+    assert set(category.values()) == CATEGORIES
+    train_categories = {category[t] for t in split["train"]}
+    heldout_categories = {category[t] for t in split["heldout"]}
+    assert train_categories == CATEGORIES
+    assert heldout_categories <= train_categories and len(heldout_categories) >= 6
+    levels = Counter(config(t)["metadata"]["difficulty"] for t in TASKS)
+    assert levels["easy"] >= 8 and levels["medium"] >= 8 and levels["hard"] >= 5
+
+
+def test_demo_tasks_are_easy_train_tasks():
+    demo = suite_file()["demo"]["tasks"]
+    assert len(demo) == 4
+    assert set(demo) <= set(suite_file()["split"]["train"])
+    assert {config(t)["metadata"]["difficulty"] for t in demo} <= {"easy", "medium"}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_git_bundles_match_their_rebuild(tmp_path):
+    """The hidden tests pin commit hashes; the shipped bundles must hold exactly those commits."""
+    sys.path.insert(0, str(SUITE))
+    try:
+        import make_git_bundles
+    finally:
+        sys.path.remove(str(SUITE))
+    for task in make_git_bundles.HISTORIES:
+        shas = make_git_bundles.build(task, tmp_path / f"{task}.bundle")
+        shipped = SUITE / task / "environment" / "project.bundle"
+        heads = subprocess.run(["git", "bundle", "list-heads", str(shipped)], check=True,
+                               capture_output=True, text=True).stdout
+        rebuilt = subprocess.run(["git", "bundle", "list-heads", str(tmp_path / f"{task}.bundle")],
+                                 check=True, capture_output=True, text=True).stdout
+        assert heads == rebuilt, f"{task}: shipped bundle differs from make_git_bundles.py"
+        tests = (SUITE / task / "tests" / "test_outputs.py").read_text()
+        pinned = set(re.findall(r"\b[0-9a-f]{40}\b", tests))
+        assert pinned and pinned <= set(shas.values()), f"{task}: tests pin unknown commits"
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_every_task_is_proven():
+    """Through the real sandbox: the oracle passes and doing nothing fails, for all tasks."""
+    from tasks.check import check_tasks
+    from tasks.sandbox import BwrapSandbox
+
+    results = check_tasks(load_suite(SUITE).items(), BwrapSandbox.for_task, workers=4)
+    failed = {r.task_id: (r.oracle.output_tail[-1500:] if not r.oracle.passed
+                          else "passes untouched") for r in results if not r.ok}
+    assert failed == {}
