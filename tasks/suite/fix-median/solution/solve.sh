@@ -2,7 +2,6 @@
 set -euo pipefail
 cd /app
 python3 - <<'EOF'
-import re
 src = open("/app/stats.py").read()
 body_start = src.index("    n = len(values)")
 fixed = src[:body_start] + (
