@@ -32,12 +32,14 @@ def calc_source(*, docs=False, clamp=False, scale=False, bad=False, median=False
 
     parts = ['VERSION = "1.4"\n\n\n' if version else ""]
     parts.append(f"def add(a, b):\n{doc('Sum of two numbers.')}    return a + b\n")
-    parts.append(f"\n\ndef mean(xs):\n{doc('Arithmetic mean of a non-empty list.')}    return sum(xs) / len(xs)\n")
+    parts.append(f"\n\ndef mean(xs):\n{doc('Arithmetic mean of a non-empty list.')}"
+                 "    return sum(xs) / len(xs)\n")
     division = "//" if bad else "/"
     parts.append(f"\n\ndef percent(part, whole):\n{doc('part as a percentage of whole, 2 decimals.')}"
                  f"    return round(100 * part {division} whole, 2)\n")
     if clamp:
-        parts.append(f"\n\ndef clamp(x, lo, hi):\n{doc('x limited to [lo, hi].')}    return max(lo, min(hi, x))\n")
+        parts.append(f"\n\ndef clamp(x, lo, hi):\n{doc('x limited to [lo, hi].')}"
+                     "    return max(lo, min(hi, x))\n")
     if scale:
         parts.append(f"\n\ndef scale(xs, factor):\n{doc('Every element times factor.')}"
                      "    return [x * factor for x in xs]\n")
@@ -54,6 +56,7 @@ def _bisect_history() -> list[Step]:
         flags.update(new)
         return {"calc.py": calc_source(**flags)}
 
+    readme = "# calc\n\nSmall arithmetic helpers. Run `python3 check.py`.\n"
     return [
         ("commit", "Start calc module", {**calc(), "check.py": CHECK_PY}),
         ("commit", "Add README", {"README.md": "# calc\n\nSmall arithmetic helpers.\n"}),
@@ -62,11 +65,12 @@ def _bisect_history() -> list[Step]:
         ("commit", "Add changelog", {"CHANGELOG.md": "## 1.1\n- clamp\n"}),
         ("commit", "Add scale helper", calc(scale=True)),
         ("commit", "Refactor arithmetic helpers", calc(bad=True)),
-        ("commit", "Tidy README", {"README.md": "# calc\n\nSmall arithmetic helpers. Run `python3 check.py`.\n"}),
+        ("commit", "Tidy README", {"README.md": readme}),
         ("commit", "Add median helper", calc(median=True)),
-        ("commit", "Update changelog", {"CHANGELOG.md": "## 1.2\n- scale, median\n\n## 1.1\n- clamp\n"}),
+        ("commit", "Update changelog",
+         {"CHANGELOG.md": "## 1.2\n- scale, median\n\n## 1.1\n- clamp\n"}),
         ("commit", "Add version constant", calc(version=True)),
-        ("commit", "Mention license", {"README.md": "# calc\n\nSmall arithmetic helpers. Run `python3 check.py`.\n\nMIT.\n"}),
+        ("commit", "Mention license", {"README.md": readme + "\nMIT.\n"}),
     ]
 
 
