@@ -91,12 +91,12 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def run_capped(argv: list[str], *, stdin: str, timeout: float, limits: Limits,
-               preexec, cwd: Path | None = None, env: dict | None = None, pass_fds=()) -> ExecResult:
+               preexec, cwd: Path | None = None, env: dict | None = None) -> ExecResult:
     """Run argv in a new session with head/tail-capped output, killed as a group on timeout."""
     start = time.monotonic()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, preexec_fn=preexec, start_new_session=True,
-                            cwd=cwd, env=env, pass_fds=pass_fds)
+                            cwd=cwd, env=env)
     capture = _Capture(limits, lambda: _kill_group(proc))
     reader = threading.Thread(target=capture.pump, args=(proc.stdout,), daemon=True)
     reader.start()

@@ -47,8 +47,8 @@ def _tail(text: str, lines: int = TAIL_LINES) -> str:
 
 def verify(task: Task, sandbox: BwrapSandbox) -> VerifierResult:
     """Run tests/test.sh (tests at /tests, writable /logs/verifier) within the verifier timeout.
-    A timeout or a missing reward file is a fail with reward 0."""
-    sandbox.kill_leftovers()  # nothing the agent started may touch the files under test
+    A timeout or a missing reward file is a fail with reward 0. Nothing the agent started can
+    interfere: each sandbox command's processes are reaped before it returns."""
     logs = sandbox.writable_dir("logs")
     try:
         mounts = [Mount(source=task.tests_dir, dest="/tests"),

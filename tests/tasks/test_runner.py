@@ -110,8 +110,10 @@ def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum
 
     model = make_model("embedded")
     paths = run_rollouts(seed_harness, "c1", [(hello_task, "train"), (sum_task, "heldout")],
-                         model, run_id="r", iteration=0, out_dir=tmp_path)
+                         model, run_id="r", iteration=0, out_dir=tmp_path, rollout_timeout=300)
     results = [RolloutResult.model_validate_json(p.read_text()) for p in paths]
-    assert len(results) == 2
-    assert all(r.outcome in (Outcome.PASS, Outcome.FAIL, Outcome.TIMEOUT) for r in results)
-    assert all(r.steps >= 1 and r.tokens_out > 0 for r in results)
+    assert [r.task_id for r in results] == ["hello-world", "sum-numbers"]
+    # Pass or fail is the model's business; a recorded, non-infra outcome is what is asserted.
+    assert all(r.outcome in (Outcome.PASS, Outcome.FAIL, Outcome.TIMEOUT) for r in results), [
+        (r.outcome, r.exit_reason) for r in results]
+    assert all(r.model for r in results)
