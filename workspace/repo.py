@@ -161,6 +161,17 @@ class HarnessRepo:
         records = self._git.log(*args).split(_RS)
         return [_parse_commit(record) for record in records if record.strip()]
 
+    def save_uncommitted(self, branch: str) -> str | None:
+        """Keep uncommitted edits (untracked files included) as a commit on `branch`, leaving
+        HEAD and the working tree as they are; None when there is nothing to keep."""
+        if not self.is_dirty():
+            return None
+        self._git.add("-A")
+        sha = self._git.stash("create", f"uncommitted edits kept on {branch}")
+        self._git.reset("--mixed", "-q")
+        self._git.branch(branch, sha)
+        return sha
+
     def reset_hard(self, commit: str) -> None:
         """Make the working tree exactly `commit`, untracked files included."""
         self._git.reset("--hard", self._resolve(commit))

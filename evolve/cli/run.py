@@ -1,8 +1,175 @@
-"""CLI commands for the run noun (placeholder until its stage lands)."""
+"""CLI commands that create and drive a run: init, run (evaluate once), evolve, status.
+The loop itself is evolve/loop.py's; this module parses options and shows progress."""
 from __future__ import annotations
 
+import json
+import os
+import time
+from pathlib import Path
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from evolve.config import RunConfig, StopRules
+from evolve.loop import PHASE_ORDER, evaluate_once, evolve, position
+from evolve.run import init_run, open_run
+from tasks.results import RolloutResult
+from tasks.task import load_suite
+from traces.queries import iteration_totals
+
+DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the main app."""
+    app.command("init")(init)
+    app.command("run")(run)
+    app.command("evolve")(evolve_cmd)
+    app.command("status")(status)
+
+
+def default_model() -> str:
+    """The embedded model unless OLLAMA_HOST points at an Ollama server."""
+    return "ollama:qwen2.5-coder:1.5b" if os.environ.get("OLLAMA_HOST") else "embedded"
+
+
+def init(
+    run_dir: Path = typer.Argument(..., help="Directory to create the run in."),
+    tasks: Path = typer.Option(DEFAULT_TASKS, "--tasks", help="Task suite (with suite.toml)."),
+    subset: str = typer.Option(None, "--subset",
+                               help="Comma-separated task ids, or 'demo' for the suite's demo set."),
+    model: str = typer.Option(None, "--model", help="Code agent model: embedded, embedded-small, "
+                              "ollama:NAME or openai:URL#MODEL (default: embedded, or Ollama "
+                              "when OLLAMA_HOST is set)."),
+    evolve_model: str = typer.Option(None, "--evolve-model", help="Evolve agent model (default: --model)."),
+    k: int = typer.Option(2, "-k", help="Rollouts per task per evaluation."),
+    workers: int = typer.Option(2, "--workers", help="Concurrent rollouts."),
+    iterations: int = typer.Option(3, "--iterations", help="Evolution iterations (stop rule)."),
+    unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox",
+                                           help="Run agent commands without bubblewrap (dangerous)."),
+) -> None:
+    """Create a run: run.yaml, a harness workspace from the seed (git), and the trace store.
+
+    Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2
+    """
+    task_ids = None
+    if subset == "demo":
+        task_ids = _demo_tasks(tasks)
+    elif subset:
+        task_ids = [t.strip() for t in subset.split(",") if t.strip()]
+    config = RunConfig(
+        run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
+        model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
+        unsafe_no_sandbox=unsafe_no_sandbox, stop=StopRules(iterations=iterations),
+    )
+    paths = init_run(run_dir, config)
+    Console().print(f"created run {config.run_id!r} in {paths.root} "
+                    f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})")
+
+
+def run(run_dir: Path = typer.Argument(..., help="The run directory.")) -> None:
+    """Evaluate the current harness once (EVAL, INGEST, DISTILL) and print the pass rates.
+
+    Example: evoharness run runs/night1
+    """
+    console = Console()
+    started = time.monotonic()
+    evaluate_once(run_dir, console.print, _rollout_line(console))
+    console.print(f"done in {time.monotonic() - started:.0f}s")
+    _status_table(run_dir, console)
+
+
+def evolve_cmd(
+    run_dir: Path = typer.Argument(..., help="The run directory."),
+    iterations: int = typer.Option(None, "--iterations", help="Evolution iterations (overrides run.yaml)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted iteration."),
+) -> None:
+    """Run the evolution loop until a stop rule holds; resumable after any crash.
+
+    Example: evoharness evolve runs/night1 --iterations 2
+    """
+    console = Console()
+    started = time.monotonic()
+    result = evolve(run_dir, iterations=iterations, resume=resume, say=console.print,
+                    on_rollout=_rollout_line(console))
+    console.print(f"[bold]finished[/] after iteration {result.last_iteration} "
+                  f"({result.stop_reason}) in {time.monotonic() - started:.0f}s")
+    _status_table(run_dir, console)
+
+
+def status(
+    run_dir: Path = typer.Argument(..., help="The run directory."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts.
+
+    Example: evoharness status runs/night1 --json
+    """
+    if as_json:
+        print(json.dumps(_status_rows(run_dir), indent=2))
+        return
+    _status_table(run_dir, Console())
+
+
+def _status_rows(run_dir: Path) -> dict:
+    with open_run(run_dir) as r:
+        iteration, done = position(r)
+        totals = {t.iteration: t for t in iteration_totals(r.store.con, r.run_id)}
+        decisions = dict(((it, d), n) for it, d, n in r.store.con.execute(
+            "SELECT c.iteration, v.decision, count(*) FROM changes c JOIN verdicts v "
+            "USING (change_id) WHERE c.run_id = ? GROUP BY ALL", [r.run_id]).fetchall())
+        made = dict(r.store.con.execute(
+            "SELECT iteration, count(*) FROM changes WHERE run_id = ? GROUP BY ALL",
+            [r.run_id]).fetchall())
+        rows = []
+        for it in sorted(set(totals) | set(made)):
+            t = totals.get(it)
+            rows.append({
+                "iteration": it,
+                "pass_rate_train": t and t.pass_rate_train,
+                "pass_rate_heldout": t and t.pass_rate_heldout,
+                "rollouts": t.rollouts if t else 0,
+                "infra_errors": t.infra_errors if t else 0,
+                "tokens": (t.tokens_in + t.tokens_out) if t else 0,
+                "changes": made.get(it, 0),
+                "kept": decisions.get((it, "keep"), 0),
+                "reverted": decisions.get((it, "revert"), 0),
+            })
+        next_phase = next((p for p in PHASE_ORDER if p not in done), PHASE_ORDER[0])
+        return {"run_id": r.run_id, "model": r.config.model, "k": r.config.k,
+                "current_iteration": iteration, "next_phase": next_phase, "iterations": rows}
+
+
+def _status_table(run_dir: Path, console: Console) -> None:
+    data = _status_rows(run_dir)
+    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']}); next: "
+                        f"iteration {data['current_iteration']} {data['next_phase']}")
+    for column in ("iter", "train pass@1", "held-out pass@1", "rollouts", "infra err", "tokens",
+                   "changes", "kept", "reverted"):
+        table.add_column(column, justify="right")
+    for row in data["iterations"]:
+        table.add_row(str(row["iteration"]), _pct(row["pass_rate_train"]),
+                      _pct(row["pass_rate_heldout"]), str(row["rollouts"]),
+                      str(row["infra_errors"]), f"{row['tokens']:,}", str(row["changes"]),
+                      str(row["kept"]), str(row["reverted"]))
+    console.print(table)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
+
+
+def _rollout_line(console: Console):
+    def show(result: RolloutResult) -> None:
+        style = {"pass": "green", "fail": "red"}.get(result.outcome.value, "yellow")
+        console.print(f"  {result.rollout_id:<40} [{style}]{result.outcome.value:<11}[/] "
+                      f"{result.steps:>3} steps {result.duration_s:6.1f}s  {result.exit_reason}")
+    return show
+
+
+def _demo_tasks(tasks: Path) -> list[str]:
+    import tomllib
+
+    data = tomllib.loads((tasks / "suite.toml").read_text())
+    load_suite(tasks)  # a bad suite fails here, with its own error
+    return list(data.get("demo", {}).get("tasks", []))

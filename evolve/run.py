@@ -1,0 +1,86 @@
+"""An open run: its config, paths, trace store, harness repository and task suite in one object
+that every phase receives (no global state). Creating a run (`init`) lives here too."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from evoharness.errors import EvoError
+from tasks.task import Suite, Task, load_suite
+from tasks.results import Split
+from traces.store import TraceStore
+from workspace.repo import HarnessRepo
+
+from .config import RunConfig, RunPaths, load_config, save_config
+
+
+@dataclass
+class Run:
+    paths: RunPaths
+    config: RunConfig
+    store: TraceStore
+    repo: HarnessRepo
+    suite: Suite
+
+    @property
+    def run_id(self) -> str:
+        return self.config.run_id
+
+    @cached_property
+    def items(self) -> list[tuple[Task, Split]]:
+        """The (task, split) pairs this run evaluates: the configured subset of the suite."""
+        wanted = self.config.task_ids
+        return [(t, s) for t, s in self.suite.items() if wanted is None or t.id in wanted]
+
+    @property
+    def train_ids(self) -> list[str]:
+        return [t.id for t, split in self.items if split == "train"]
+
+    @property
+    def heldout_ids(self) -> list[str]:
+        return [t.id for t, split in self.items if split == "heldout"]
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_run(run_dir: str | Path) -> Run:
+    paths, config = load_config(run_dir)
+    suite = load_suite(config.tasks)
+    _check_task_ids(paths, config, suite)
+    if not (paths.workspace / ".git").is_dir():
+        raise EvoError("the run has no harness workspace", file=paths.workspace,
+                       hint="the run directory is damaged; create a new one with `evoharness init`")
+    return Run(paths, config, TraceStore(paths.db), HarnessRepo(paths.workspace), suite)
+
+
+def init_run(run_dir: str | Path, config: RunConfig) -> RunPaths:
+    """Create RUN/: run.yaml, the workspace from the seed harness (a git repo) and the store."""
+    paths = RunPaths(root=Path(run_dir))
+    if paths.config.exists():
+        raise EvoError("a run already exists here", file=paths.config,
+                       hint="choose another directory, or continue it with `evoharness evolve`")
+    suite = load_suite(config.tasks)
+    config = config.model_copy(update={"tasks": Path(config.tasks).resolve()})
+    _check_task_ids(paths, config, suite)
+    paths.root.mkdir(parents=True, exist_ok=True)
+    HarnessRepo.create(paths.workspace)
+    with TraceStore(paths.db) as store:
+        store.register_run(config.run_id, config.model_dump(mode="json") | {"created": time.time()})
+    save_config(paths, config)  # last: a directory with run.yaml is a complete run
+    return paths
+
+
+def _check_task_ids(paths: RunPaths, config: RunConfig, suite: Suite) -> None:
+    unknown = sorted(set(config.task_ids or ()) - set(suite.tasks))
+    if unknown:
+        raise EvoError("unknown task ids", file=paths.config, field="task_ids", value=unknown,
+                       hint=f"tasks in {config.tasks}: {', '.join(sorted(suite.tasks))}")
