@@ -1,0 +1,254 @@
+"""evolve/agent: a scripted evolve agent on a real seed HarnessRepo, evidence folder and DuckDB file."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.events import ListSink
+from evoharness.errors import EvoError
+from evolve.agent import EvolveOutcome, run_evolve_agent
+from manifests.schema import ChangeManifestEntry, IterationManifest
+from tests.fixtures.scripted import ScriptedModel, json_action, native_call
+from traces.store import TraceStore
+from workspace.repo import HarnessRepo
+from workspace.spec import Settings
+from workspace.validate import load_harness
+
+TRAIN = ["fix-parser", "count-lines"]
+HELDOUT = "secret-heldout-task"
+OVERVIEW = "# Evidence overview\nfix-parser fails: the agent calls done without running the tests."
+RULE = "Before calling done, run the program and check its output against the task."
+
+
+@dataclass
+class Run:
+    root: Path
+    repo: HarnessRepo
+    evidence: Path
+    db: Path
+
+    def evolve(self, replies: list, **kwargs: Any) -> tuple[EvolveOutcome, ScriptedModel, ListSink]:
+        model, sink = ScriptedModel(replies), ListSink()
+        options = {"max_changes": 3, "max_steps": 20, "scoreboard_md": "", **kwargs}
+        outcome = run_evolve_agent(repo=self.repo, model=model, evidence_dir=self.evidence,
+                                   db_path=self.db, run_id="run1", iteration=1,
+                                   train_tasks=TRAIN, sink=sink, **options)
+        return outcome, model, sink
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Run:
+    repo = HarnessRepo.create(tmp_path / "workspace")
+    evidence = tmp_path / "evidence"
+    (evidence / "tasks").mkdir(parents=True)
+    (evidence / "overview.md").write_text(OVERVIEW)
+    (evidence / "tasks" / "fix-parser.md").write_text("rollout r1: done without a test run")
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "task.toml").write_text("oracle")
+    db = tmp_path / "traces.duckdb"
+    with TraceStore(db) as store:
+        for rollout, task, split in [("r1", "fix-parser", "train"), ("r2", "count-lines", "train"),
+                                     ("r3", HELDOUT, "heldout")]:
+            store.con.execute(
+                "INSERT INTO rollouts VALUES (?, 'run1', 0, ?, ?, 0, 'abc', 'm', 'fail', 0, "
+                "1, 1, 1, 1.0, 'done', '', 0)", [rollout, task, split])
+    return Run(tmp_path, repo, evidence, db)
+
+
+def manifest(**changes: Any) -> dict[str, Any]:
+    fields = {"component": "system_prompt", "root_cause": "The agent calls done without checking.",
+              "targeted_fix": "A rule to check the output before done.",
+              "failure_evidence": [{"task_id": "fix-parser", "rollout_id": "r1"}],
+              "predicted_fixes": [{"task_id": "fix-parser", "probability": 0.5}],
+              "predicted_regressions": [], "expected_delta": 5}
+    return {**fields, **changes}
+
+
+def change(edit: dict[str, Any] | None = None, **fields: Any) -> str:
+    return json_action("change", edit=edit or {"op": "append_rule", "text": RULE}, **manifest(**fields))
+
+
+def results(sink: ListSink) -> list[str]:
+    """What each tool call returned, as the model read it."""
+    return [e.content for e in sink.events if e.kind == "tool_result"]
+
+
+def errors(sink: ListSink) -> list[bool]:
+    return [e.data["error"] is not None for e in sink.events if e.kind == "tool_result"]
+
+
+def test_reads_the_overview_and_commits_two_changes_with_their_manifest(run: Run):
+    seed = run.repo.head()
+    memory = {"op": "write_file", "path": "memory/LONG_TERM.md",
+              "content": "Check every output before finishing.\n"}
+    outcome, model, sink = run.evolve([
+        json_action("read_evidence", path="overview.md"),
+        json_action("read_evidence", path="tasks/fix-parser.md"),
+        change(),
+        change(memory, component="memory",
+               predicted_fixes=[{"task_id": "count-lines", "probability": 0.3}],
+               predicted_regressions=[{"task_id": "fix-parser", "probability": 0.1}]),
+        json_action("done", summary="two changes"),
+    ])
+    assert (outcome.exit_reason, outcome.no_change_reason, outcome.steps) == ("done", None, 5)
+    assert OVERVIEW in model.calls[1][-1].content
+    first, second = outcome.manifest_changes
+    log = run.repo.log()
+    assert [c.sha for c in log[:3]] == [second.commit, first.commit, seed]
+    assert log[1].trailers["Change-Id"] == first.id == "run1-it001-c1"
+    assert log[1].trailers["Component"] == "system_prompt"
+    assert log[1].trailers["Predicted-Fixes"] == "fix-parser:0.50"
+    assert log[0].trailers["Predicted-Regressions"] == "fix-parser:0.10"
+    assert (first.files, second.files) == (["system_prompt.md.j2"], ["memory/LONG_TERM.md"])
+    assert RULE in run.repo.read_file("system_prompt.md.j2", first.commit)
+    assert load_harness(run.repo.path).memory.startswith("Check every output")
+    IterationManifest(run_id="run1", iteration=1, harness_commit_before=seed,
+                      changes=outcome.manifest_changes)  # the loop's wrapper accepts them
+    assert ChangeManifestEntry.model_validate(first.model_dump()) == first
+    assert "committed change run1-it001-c1" in results(sink)[2]
+    assert not run.repo.is_dirty()
+
+
+def test_an_edit_dropping_the_protected_block_is_refused_and_the_retry_succeeds(run: Run):
+    seed, tree = run.repo.head(), run.repo.tree_id()
+    rewrite = {"op": "write_file", "path": "system_prompt.md.j2",
+               "content": "You are a coding agent. Always check your output.\n"}
+    outcome, _, sink = run.evolve([change(rewrite), change(), json_action("done", summary="ok")])
+    refusal = results(sink)[0]
+    assert "edit refused; nothing was changed" in refusal and "protected" in refusal
+    assert len(outcome.manifest_changes) == 1
+    assert run.repo.log()[1].sha == seed and run.repo.tree_id(f"{seed}") == tree
+    assert RULE in (run.repo.path / "system_prompt.md.j2").read_text()
+
+
+def test_paths_outside_the_workspace_and_evidence_are_refused_and_nothing_changes(run: Run):
+    outside = run.root / "outside.txt"
+    outside.write_text("untouched")
+    os.symlink(outside.parent, run.repo.path / "escape")
+    os.symlink(outside, run.evidence / "leak.md")
+    run.repo.commit_change("a symlink out", change_id="link", component="settings")
+    head = run.repo.head()
+    writes = [{"op": "write_file", "path": path, "content": "pwned"}
+              for path in ["../evidence/overview.md", "../tasks/task.toml", "../traces.duckdb",
+                           str(outside), "escape/outside.txt", ".git/config"]]
+    outcome, _, sink = run.evolve([
+        json_action("read_file", path="../traces.duckdb"),
+        json_action("read_file", path="/etc/passwd"),
+        json_action("read_file", path="escape/outside.txt"),
+        json_action("list_files", path=".."),
+        json_action("read_evidence", path="../workspace/harness.yaml"),
+        json_action("read_evidence", path="leak.md"),
+        *[change(edit) for edit in writes],
+        change({"op": "delete_file", "path": "../evidence/overview.md"}),
+        json_action("done", summary="nothing"),
+    ])
+    assert errors(sink) == [True] * (6 + len(writes) + 1) + [False]
+    assert "untouched" not in "".join(results(sink))
+    assert outcome.manifest_changes == [] and run.repo.head() == head
+    assert outside.read_text() == "untouched"
+    assert (run.evidence / "overview.md").read_text() == OVERVIEW
+    assert (run.root / "tasks" / "task.toml").read_text() == "oracle"
+    assert not run.repo.is_dirty()
+
+
+def test_a_second_invalid_manifest_ends_the_session_with_no_change(run: Run):
+    head, tree = run.repo.head(), run.repo.tree_id()
+    bad = manifest(predicted_fixes=[{"task_id": "fix-parser", "probability": 1.5}])
+    del bad["root_cause"]
+    replies = [json_action("change", edit={"op": "append_rule", "text": RULE}, **bad)] * 2
+    outcome, model, sink = run.evolve([*replies, change(), json_action("done", summary="x")])
+    assert "root_cause: Field required" in results(sink)[0]
+    assert "predicted_fixes[0].probability" in results(sink)[0]
+    assert outcome.exit_reason == "invalid_manifest" and outcome.manifest_changes == []
+    assert outcome.no_change_reason.startswith("invalid manifest:")
+    assert "root_cause" in outcome.no_change_reason
+    assert len(model.replies) == 2  # the session stopped: the valid change was never asked for
+    assert (run.repo.head(), run.repo.tree_id()) == (head, tree) and not run.repo.is_dirty()
+    IterationManifest(run_id="run1", iteration=1, harness_commit_before=head,
+                      no_change_reason=outcome.no_change_reason)
+
+
+def test_one_invalid_manifest_gets_a_retry(run: Run):
+    outcome, _, sink = run.evolve([change(component="prompt"), change(),
+                                   json_action("done", summary="x")])
+    assert "component" in results(sink)[0] and "last retry" in results(sink)[0]
+    assert len(outcome.manifest_changes) == 1 and outcome.no_change_reason is None
+
+
+def test_unknown_and_held_out_task_ids_are_refused(run: Run):
+    head = run.repo.head()
+    outcome, model, sink = run.evolve([
+        change(predicted_fixes=[{"task_id": HELDOUT, "probability": 0.9}]),
+        change(failure_evidence=[{"task_id": "made-up"}]),
+    ])
+    assert f"unknown task '{HELDOUT}'" in results(sink)[0]
+    assert "failure_evidence[0].task_id: unknown task 'made-up'" in results(sink)[1]
+    assert outcome.manifest_changes == [] and run.repo.head() == head
+    assert HELDOUT not in model.calls[0][0].content and "fix-parser" in model.calls[0][0].content
+
+
+def test_max_changes_is_enforced(run: Run):
+    second = {"op": "append_rule", "text": "Read error messages twice."}
+    outcome, _, sink = run.evolve([change(), change(second), json_action("done", summary="x")],
+                                  max_changes=1)
+    assert len(outcome.manifest_changes) == 1
+    assert "limit of 1 change(s)" in results(sink)[1]
+    assert "Read error messages twice" not in (run.repo.path / "system_prompt.md.j2").read_text()
+
+
+def test_sql_sees_train_rollouts_only_and_refuses_writes(run: Run):
+    query = "SELECT task_id, split FROM rollouts ORDER BY task_id"
+    with TraceStore(run.db) as store:  # the loop holds the database open while the agent runs
+        _, _, sink = run.evolve([json_action("sql", query=query),
+                                 json_action("sql", query="DELETE FROM rollouts"),
+                                 json_action("sql", query=f"SELECT * FROM rollouts WHERE task_id = '{HELDOUT}'"),
+                                 json_action("done", summary="x")], store=store)
+    listed, delete, heldout, _ = results(sink)
+    assert "count-lines" in listed and "fix-parser" in listed and HELDOUT not in listed
+    assert "only read-only queries" in delete and "(0 row(s))" in heldout
+    with TraceStore(run.db) as store:
+        assert store.con.execute("SELECT count(*) FROM rollouts").fetchone() == (3,)
+
+
+def test_workspace_listing_and_reading(run: Run):
+    _, _, sink = run.evolve([json_action("list_files"), json_action("read_file", path="harness.yaml"),
+                             json_action("read_evidence", path="tasks"),
+                             json_action("done", summary="x")])
+    listing, spec, tasks, _ = results(sink)
+    assert "tools/shell.py" in listing and ".git" not in listing
+    assert "name: seed" in spec and "tasks/fix-parser.md" in tasks
+
+
+def test_ending_without_a_change_says_why(run: Run):
+    outcome, _, _ = run.evolve([json_action("done", summary="nothing to change")])
+    assert outcome.no_change_reason == "the evolve agent made no change (done)"
+    outcome, _, _ = run.evolve([json_action("read_evidence")] * 2, max_steps=2)
+    assert outcome.no_change_reason == "the evolve agent made no change (max_steps)"
+
+
+def test_native_tool_calls_and_the_scoreboard_reach_the_agent(run: Run):
+    edit = {"op": "append_rule", "text": RULE}
+    outcome, model, _ = run.evolve(
+        [native_call("change", edit=edit, **manifest()), native_call("done", "c2", summary="x")],
+        settings=Settings(action_format="native"), scoreboard_md="| c1 | reverted: task hint |")
+    assert len(outcome.manifest_changes) == 1
+    assert "reverted: task hint" in model.calls[0][0].content
+    assert model.calls[1][-1].role == "tool" and "committed change" in model.calls[1][-1].content
+
+
+def test_a_dirty_workspace_is_refused(run: Run):
+    (run.repo.path / "stray.txt").write_text("hand edit")
+    with pytest.raises(EvoError, match="uncommitted changes"):
+        run.evolve([json_action("done", summary="x")])
+
+
+def test_the_change_schema_is_shown_to_the_json_agent(run: Run):
+    _, model, _ = run.evolve([json_action("done", summary="x")])
+    system = model.calls[0][0].content
+    assert '"tool": "change"' in system and "append_rule" in system and '"thought"' in system
+    assert json.dumps("read_evidence") in system
