@@ -252,3 +252,19 @@ def test_the_change_schema_is_shown_to_the_json_agent(run: Run):
     system = model.calls[0][0].content
     assert '"tool": "change"' in system and "append_rule" in system and '"thought"' in system
     assert json.dumps("read_evidence") in system
+
+
+def test_edits_that_break_the_harness_are_refused_with_the_reason(run: Run):
+    tree = run.repo.tree_id()
+    broken = [{"op": "delete_file", "path": "tools/shell.py"},
+              {"op": "replace_section", "file": "system_prompt.md.j2", "heading": "How to reply",
+               "text": "Answer in plain English."},
+              {"op": "register_component", "kind": "skill", "name": "missing"}]
+    outcome, _, sink = run.evolve([*[change(edit) for edit in broken],
+                                   json_action("done", summary="x")])
+    deleted, protocol, unregistered, _ = results(sink)
+    assert "tools/shell.py" in deleted
+    assert "no longer explains how to reply" in protocol
+    assert "missing" in unregistered
+    assert outcome.manifest_changes == [] and run.repo.tree_id() == tree
+    assert not run.repo.is_dirty()
