@@ -1,0 +1,53 @@
+"""Rendering a run's report: one self-contained HTML page (plotly.js inlined once, every diff
+embedded) from the template. What goes into it is data.py's, the figures are plots.py's."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+from plotly.offline import get_plotlyjs
+
+from evoharness.files import write_atomic
+
+from .data import ReportData, collect
+from .plots import all_plots
+
+REPORT_NAME = "report.html"
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("evolve.report", "templates"),
+    undefined=jinja2.StrictUndefined,
+    autoescape=True,
+    keep_trailing_newline=True,
+)
+
+
+def _diff_class(line: str) -> str:
+    """CSS class of one unified-diff line (file headers before +/- so '+++' is not an addition)."""
+    for prefix, css in (("+++", "meta"), ("---", "meta"), ("@@", "hunk"), ("+", "add"),
+                        ("-", "del"), ("diff ", "meta"), ("index ", "meta")):
+        if line.startswith(prefix):
+            return css
+    return ""
+
+
+_ENV.filters["diff_class"] = _diff_class
+
+
+def render_report(data: ReportData) -> str:
+    """The whole page as text; viewing it needs no network."""
+    plots = all_plots(data)
+    for plot in plots:
+        plot.html = Markup(plot.html)  # plotly's own fragment: HTML by construction
+    return _ENV.get_template("report.html.j2").render(
+        summary=data.summary(), plots=plots, changes=data.changes,
+        plotly_js=Markup(get_plotlyjs()),
+    )
+
+
+def write_report(run_dir: str | Path, out: str | Path | None = None) -> Path:
+    """Render the run's report to `out` (default RUN/report.html), atomically."""
+    target = Path(out) if out is not None else Path(run_dir) / REPORT_NAME
+    write_atomic(target, render_report(collect(run_dir)))
+    return target

@@ -1,0 +1,135 @@
+"""The report's plotly figures, one function per plot, each rendered to an HTML fragment (without
+plotly.js, which the page embeds once) with a stable div id and its number of data points."""
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+from pydantic import BaseModel
+
+from manifests.scores import Scores
+
+from .data import ReportData
+
+# AHE (arXiv 2604.25850): the evolve agent's own prediction scores, the bar to beat.
+AHE_REFERENCE = {
+    "fix precision": 0.337, "fix recall": 0.514,
+    "regression precision": 0.118, "regression recall": 0.111,
+}
+_SCORE_FIELDS = {
+    "fix precision": "fix_precision", "fix recall": "fix_recall",
+    "regression precision": "reg_precision", "regression recall": "reg_recall",
+}
+_COLORS = {"fix precision": "#1b9e77", "fix recall": "#66c2a5",
+           "regression precision": "#d95f02", "regression recall": "#fc8d62"}
+VERDICT_ORDER = ("effective", "partial", "mixed", "ineffective", "harmful", "manual")
+_VERDICT_COLORS = {"effective": "#1a9850", "partial": "#91cf60", "mixed": "#fee08b",
+                   "ineffective": "#bababa", "harmful": "#d73027", "manual": "#4575b4"}
+
+
+class Plot(BaseModel):
+    id: str  # the wrapper's id is "fig-<id>", plotly's div inside it "plot-<id>"
+    title: str
+    html: str
+    points: int
+
+
+def _pct(value: float | None) -> float | None:
+    return None if value is None else round(100 * value, 1)
+
+
+def _layout(fig: go.Figure, title: str, y_title: str, **extra: Any) -> go.Figure:
+    layout = dict(title=title, template="plotly_white", height=380,
+                  margin=dict(l=60, r=60, t=60, b=50), yaxis_title=y_title,
+                  xaxis=dict(title="iteration", dtick=1), legend=dict(orientation="h", y=-0.2))
+    fig.update_layout(**{**layout, **extra})
+    return fig
+
+
+def _points(fig: go.Figure) -> int:
+    """Data points plotly will draw: non-empty y values, or non-empty heatmap cells."""
+    total = 0
+    for trace in fig.data:
+        values = [v for row in trace.z for v in row] if trace.type == "heatmap" else trace.y
+        total += sum(v is not None for v in values or ())
+    return total
+
+
+def _plot(plot_id: str, fig: go.Figure) -> Plot:
+    html = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"plot-{plot_id}",
+                       config={"displaylogo": False, "responsive": True})
+    return Plot(id=plot_id, title=fig.layout.title.text, html=html, points=_points(fig))
+
+
+def pass_rate(data: ReportData) -> Plot:
+    fig = go.Figure()
+    for name, field in (("train", "pass_rate_train"), ("held-out", "pass_rate_heldout")):
+        fig.add_trace(go.Scatter(x=data.iterations, name=name, mode="lines+markers",
+                                 y=[_pct(getattr(t, field)) for t in data.totals]))
+    return _plot("pass-rate", _layout(fig, "pass@1 per iteration", "pass@1 (%)",
+                                      yaxis_range=[0, 105]))
+
+
+def task_heatmap(data: ReportData) -> Plot:
+    labels = [row.task_id + (" (held-out)" if row.split == "heldout" else "") for row in data.heat]
+    fig = go.Figure(go.Heatmap(
+        z=[[_pct(rate) for rate in row.rates] for row in data.heat], x=data.iterations, y=labels,
+        zmin=0, zmax=100, colorscale="RdYlGn", texttemplate="%{z:.0f}%",
+        colorbar=dict(title="pass %"), hoverongaps=False,
+    ))
+    _layout(fig, "pass rate per task and iteration", "task",
+            height=max(300, 60 + 36 * len(labels)))
+    fig.update_yaxes(autorange="reversed")
+    return _plot("task-heatmap", fig)
+
+
+def verdicts(data: ReportData) -> Plot:
+    counts = data.verdict_counts()
+    judged = sorted(counts)
+    fig = go.Figure()
+    for kind in VERDICT_ORDER:
+        # Only the iterations that had this verdict: an empty stack segment is not a data point.
+        x = [it for it in judged if counts[it][kind]]
+        if x:
+            fig.add_trace(go.Bar(x=x, y=[counts[it][kind] for it in x], name=kind,
+                                 marker_color=_VERDICT_COLORS[kind]))
+    fig.add_trace(go.Scatter(x=judged, y=[_pct(data.revert_share(it)) for it in judged],
+                             name="reverted (%)", mode="lines+markers", yaxis="y2",
+                             line=dict(color="black", dash="dash")))
+    return _plot("verdicts", _layout(
+        fig, "verdicts per judging iteration, and how often the loop said no", "changes",
+        barmode="stack",
+        yaxis2=dict(title="reverted (%)", overlaying="y", side="right", range=[0, 105]),
+    ))
+
+
+def prediction_scores(data: ReportData) -> Plot:
+    judged = sorted(data.scores)
+    fig = go.Figure()
+    for name, field in _SCORE_FIELDS.items():
+        scores: list[Scores] = [data.scores[it] for it in judged]
+        fig.add_trace(go.Scatter(x=judged, y=[_pct(getattr(s, field)) for s in scores],
+                                 name=name, mode="lines+markers",
+                                 line=dict(color=_COLORS[name])))
+        fig.add_hline(y=100 * AHE_REFERENCE[name], line_dash="dot", line_color=_COLORS[name],
+                      annotation_text=f"AHE {name} {100 * AHE_REFERENCE[name]:.1f}%",
+                      annotation_position="top left", annotation_font_size=10)
+    return _plot("prediction-scores", _layout(
+        fig, "fix and regression precision / recall (dotted: AHE's figures)", "%",
+        yaxis_range=[0, 105]))
+
+
+def cost(data: ReportData) -> Plot:
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=data.iterations, name="tokens (in + out)", marker_color="#8da0cb",
+                         y=[t.tokens_in + t.tokens_out for t in data.totals]))
+    fig.add_trace(go.Scatter(x=data.iterations, name="wall time (s)", mode="lines+markers",
+                             yaxis="y2", y=[round(t.wall_time_s, 1) for t in data.totals],
+                             line=dict(color="#e78ac3")))
+    return _plot("cost", _layout(fig, "tokens and wall time per iteration", "tokens",
+                                 yaxis2=dict(title="wall time (s)", overlaying="y",
+                                             side="right", rangemode="tozero")))
+
+
+def all_plots(data: ReportData) -> list[Plot]:
+    return [f(data) for f in (pass_rate, task_heatmap, verdicts, prediction_scores, cost)]

@@ -1,0 +1,123 @@
+"""The report's data, its HTML and the `report` / `diff` commands, on recorded run directories
+(tests/fixtures/recorded_run.py): a full run, one whose changes were all reverted, one without any."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from evolve.cli import app, main
+from evolve.report.build import render_report
+from evolve.report.data import collect
+from tests.fixtures.recorded_run import CHANGES, SCENARIOS, build_recorded_run
+
+runner = CliRunner()
+FIGURES = ("pass-rate", "task-heatmap", "verdicts", "prediction-scores", "cost")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    return {name: build_recorded_run(root / name, name) for name in SCENARIOS}
+
+
+def _points(html: str) -> dict[str, int]:
+    found = re.findall(r'id="fig-([a-z-]+)" data-points="(\d+)"', html)
+    return {name: int(n) for name, n in found}
+
+
+def test_full_run_data_matches_the_recording(runs):
+    data = collect(runs["full"])
+    assert (data.run_id, data.model, data.k, data.iterations) == ("recorded", "scripted", 2, [0, 1, 2])
+    summary = data.summary()
+    assert (summary["kept"], summary["reverted"], summary["pending"]) == (1, 3, 1)
+    assert summary["placebos"] == {"n": 1, "kept": 0}
+    assert summary["best"] == {"rate": pytest.approx(5 / 6), "iteration": 1}
+    heat = {row.task_id: (row.split, row.rates) for row in data.heat}
+    assert heat["delta"] == ("heldout", [0.0, 0.5, 1.0])
+    assert [row.task_id for row in data.heat] == ["alpha", "beta", "gamma", "delta"]
+    assert data.verdict_counts() == {1: {"effective": 1, "ineffective": 1},
+                                     2: {"ineffective": 1, "harmful": 1}}
+    assert data.revert_share(1) == 0.5 and data.revert_share(2) == 1.0
+    assert data.scores[1].fix_precision == 1.0 and data.scores[2].reg_precision == 1.0
+
+
+def test_change_rows_carry_prediction_outcome_and_diff(runs):
+    rows = {row.change_id: row for row in collect(runs["full"]).changes}
+    assert list(rows) == list(CHANGES)
+    tool = rows["c1-tool"]
+    assert tool.prediction == "fix gamma p=0.60; regress beta p=0.20"
+    assert (tool.verdict, tool.decision, tool.regressions) == ("harmful", "revert", ["beta"])
+    assert tool.revert_commit and "+# c1-tool: a recorded edit" in tool.diff
+    assert rows["c1-placebo"].placebo and rows["c1-placebo"].diff == ""
+    assert rows["c2-memory"].decision == "pending"
+
+
+def test_full_report_has_every_plot_row_and_diff(runs):
+    data = collect(runs["full"])
+    html = render_report(data)
+    points = _points(html)
+    assert list(points) == list(FIGURES)
+    assert all(points.values()), points
+    for row in data.changes:
+        assert f'id="change-{row.change_id}"' in html
+        assert f'href="#diff-{row.commit}"' in html and f'<details id="diff-{row.commit}">' in html
+    assert 'id="false-accept"' in html
+    # Self-contained: plotly.js is inlined once, nothing is fetched.
+    assert "<script src" not in html and html.count("plotly.js v") >= 1
+
+
+def test_report_escapes_text_from_the_run(runs):
+    data = collect(runs["full"])
+    evil = data.changes[0].model_copy(update={"targeted_fix": "<img src=x onerror=alert(1)>"})
+    html = render_report(data.model_copy(update={"changes": [evil]}))
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img src=x" not in html
+
+
+def test_run_without_changes_renders(runs):
+    html = render_report(collect(runs["empty"]))
+    points = _points(html)
+    assert points["verdicts"] == 0 and points["prediction-scores"] == 0
+    assert points["pass-rate"] == 6 and points["task-heatmap"] == 12
+    assert 'id="no-changes"' in html and 'id="false-accept"' not in html
+
+
+def test_run_with_only_reverted_changes_renders(runs):
+    data = collect(runs["reverted"])
+    assert {row.decision for row in data.changes} == {"revert"}
+    html = render_report(data)
+    assert html.count('class="change revert"') == 3 and all(_points(html).values())
+
+
+def test_report_command_writes_the_default_file(runs, tmp_path):
+    result = runner.invoke(app, ["report", str(runs["empty"])])
+    assert result.exit_code == 0, result.output
+    assert (runs["empty"] / "report.html").stat().st_size > 1_000_000  # plotly.js is inside
+    out = tmp_path / "r.html"
+    assert runner.invoke(app, ["report", str(runs["full"]), "--out", str(out)]).exit_code == 0
+    assert 'id="change-c0-prompt"' in out.read_text()
+
+
+def test_diff_command_shows_change_prediction_and_verdict(runs):
+    rows = {row.change_id: row for row in collect(runs["full"]).changes}
+    result = runner.invoke(app, ["diff", str(runs["full"]), rows["c1-tool"].commit[:8]])
+    assert result.exit_code == 0, result.output
+    for text in ("fix gamma p=0.60", "harmful -> revert", "+# c1-tool: a recorded edit"):
+        assert text in result.output
+    as_json = json.loads(runner.invoke(app, ["diff", str(runs["full"]), "c0-prompt", "--json"]).output)
+    assert as_json["decision"] == "keep" and as_json["commit"] == rows["c0-prompt"].commit
+
+
+def test_diff_of_a_commit_without_manifest(runs):
+    result = runner.invoke(app, ["diff", str(runs["full"]), "seed", "--json"])
+    shown = json.loads(result.output)
+    assert shown["change"] is None and "+name: seed" in shown["diff"]
+
+
+def test_diff_of_an_unknown_commit_is_a_clear_error(runs, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["diff", str(runs["full"]), "no-such-commit"])
+    assert exit_info.value.code == 2
+    assert "unknown commit" in capsys.readouterr().err
