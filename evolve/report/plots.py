@@ -1,7 +1,8 @@
-"""The report's plotly figures, one function per plot, each rendered to an HTML fragment (without
-plotly.js, which the page embeds once) with a stable div id and its number of data points."""
+"""The report's plotly figures, one function per plot, each as a JSON spec the page draws once it
+is laid out (plotly.js is embedded once by build.py), with a stable id and its number of points."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import plotly.graph_objects as go
@@ -30,7 +31,7 @@ _VERDICT_COLORS = {"effective": "#1a9850", "partial": "#91cf60", "mixed": "#fee0
 class Plot(BaseModel):
     id: str  # the wrapper's id is "fig-<id>", plotly's div inside it "plot-<id>"
     title: str
-    html: str
+    spec: dict[str, Any]  # plotly's {"data": ..., "layout": ...}, plain JSON values
     points: int
 
 
@@ -41,7 +42,8 @@ def _pct(value: float | None) -> float | None:
 def _layout(fig: go.Figure, title: str, y_title: str, **extra: Any) -> go.Figure:
     layout = dict(title=title, template="plotly_white", height=380,
                   margin=dict(l=60, r=60, t=60, b=50), yaxis_title=y_title,
-                  xaxis=dict(title="iteration", dtick=1), legend=dict(orientation="h", y=-0.2))
+                  xaxis=dict(title="iteration", dtick=1), legend=dict(orientation="h", y=-0.2),
+                  modebar=dict(orientation="v"))  # a vertical toolbar keeps off the title
     fig.update_layout(**{**layout, **extra})
     return fig
 
@@ -56,9 +58,9 @@ def _points(fig: go.Figure) -> int:
 
 
 def _plot(plot_id: str, fig: go.Figure) -> Plot:
-    html = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"plot-{plot_id}",
-                       config={"displaylogo": False, "responsive": True})
-    return Plot(id=plot_id, title=fig.layout.title.text, html=html, points=_points(fig))
+    # Through plotly's own JSON encoder: figures may hold numpy arrays.
+    return Plot(id=plot_id, title=fig.layout.title.text, spec=json.loads(fig.to_json()),
+                points=_points(fig))
 
 
 def pass_rate(data: ReportData) -> Plot:
@@ -99,7 +101,8 @@ def verdicts(data: ReportData) -> Plot:
     return _plot("verdicts", _layout(
         fig, "verdicts per judging iteration, and how often the loop said no", "changes",
         barmode="stack",
-        yaxis2=dict(title="reverted (%)", overlaying="y", side="right", range=[0, 105]),
+        yaxis2=dict(title="reverted (%)", overlaying="y", side="right", range=[0, 105],
+                    dtick=25, showgrid=False),
     ))
 
 
@@ -113,7 +116,9 @@ def prediction_scores(data: ReportData) -> Plot:
                                  line=dict(color=_COLORS[name])))
         fig.add_hline(y=100 * AHE_REFERENCE[name], line_dash="dot", line_color=_COLORS[name],
                       annotation_text=f"AHE {name} {100 * AHE_REFERENCE[name]:.1f}%",
-                      annotation_position="top left", annotation_font_size=10)
+                      # precision labels left, recall right: AHE's regression pair is 0.7 apart
+                      annotation_position="top left" if "precision" in name else "top right",
+                      annotation_font_size=10)
     return _plot("prediction-scores", _layout(
         fig, "fix and regression precision / recall (dotted: AHE's figures)", "%",
         yaxis_range=[0, 105]))
@@ -128,7 +133,8 @@ def cost(data: ReportData) -> Plot:
                              line=dict(color="#e78ac3")))
     return _plot("cost", _layout(fig, "tokens and wall time per iteration", "tokens",
                                  yaxis2=dict(title="wall time (s)", overlaying="y",
-                                             side="right", rangemode="tozero")))
+                                             side="right", rangemode="tozero",
+                                             showgrid=False)))
 
 
 def all_plots(data: ReportData) -> list[Plot]:
