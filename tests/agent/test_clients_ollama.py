@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import socket
 
+import ollama
 import pytest
 
 from agent.clients import OllamaModel, RetryingModel
@@ -20,7 +21,8 @@ HELLO = [Message(role="system", content="be brief"), Message(role="user", conten
 
 
 def test_reply_content_and_server_token_counts() -> None:
-    with OllamaScriptServer([{"content": "hi there", "prompt_eval_count": 17, "eval_count": 4}]) as s:
+    script = [{"content": "hi there", "prompt_eval_count": 17, "eval_count": 4}]
+    with OllamaScriptServer(script) as s:
         reply = OllamaModel("qwen", host=s.url).chat(HELLO, temperature=0.3, max_tokens=50)
     assert reply.content == "hi there"
     assert (reply.tokens_in, reply.tokens_out) == (17, 4)
@@ -35,7 +37,8 @@ def test_native_tool_call_and_tools_sent() -> None:
     script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "ls -la"}}]}]
     with OllamaScriptServer(script) as s:
         reply = OllamaModel("qwen", host=s.url).chat(HELLO, tools=[SHELL])
-    assert reply.tool_calls == [ToolCall(id="call_0", name="shell", arguments={"command": "ls -la"})]
+    expected = ToolCall(id="call_0", name="shell", arguments={"command": "ls -la"})
+    assert reply.tool_calls == [expected]
     assert s.requests[0]["tools"] == [{"type": "function", "function": SHELL.model_dump()}]
 
 
@@ -110,7 +113,8 @@ def test_hang_is_a_transient_timeout() -> None:
 
 
 def test_non_json_body_is_transient() -> None:
-    with OllamaScriptServer([{"raw": "<html>proxy error</html>"}]) as s, pytest.raises(ModelError) as raised:
+    script = [{"raw": "<html>proxy error</html>"}]
+    with OllamaScriptServer(script) as s, pytest.raises(ModelError) as raised:
         OllamaModel("qwen", host=s.url).chat(HELLO)
     assert raised.value.kind == "transient"
 
@@ -119,3 +123,12 @@ def test_host_comes_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     with OllamaScriptServer([{"content": "via env"}]) as s:
         monkeypatch.setenv("OLLAMA_HOST", s.url)
         assert OllamaModel("qwen").chat(HELLO).content == "via env"
+
+
+def test_fixture_streams_ndjson_like_ollama() -> None:
+    script = [{"content": "hello there world", "eval_count": 3}]
+    with OllamaScriptServer(script) as s:
+        chunks = list(ollama.Client(host=s.url).chat(model="qwen", messages=[], stream=True))
+    assert "".join(c.message.content for c in chunks) == "hello there world"
+    assert [c.done for c in chunks] == [False, False, False, True]
+    assert chunks[-1].eval_count == 3

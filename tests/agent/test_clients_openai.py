@@ -33,14 +33,16 @@ def test_tool_calls_decode_json_and_keep_malformed_raw() -> None:
                               {"name": "shell", "arguments": "[1, 2]"}]}]
     with OllamaScriptServer(script) as s:
         reply = OpenAICompatModel(s.url, "coder").chat(HELLO, tools=[SHELL])
-    assert [c.arguments for c in reply.tool_calls] == [{"command": "pwd"}, '{"command": "ls"', "[1, 2]"]
+    arguments = [c.arguments for c in reply.tool_calls]
+    assert arguments == [{"command": "pwd"}, '{"command": "ls"', "[1, 2]"]
     assert reply.tool_calls[0].id == "call_0"
     assert s.requests[0]["tools"][0]["function"]["name"] == "shell"
 
 
 def test_history_tool_calls_are_sent_as_json_strings() -> None:
     history = HELLO + [
-        Message(role="assistant", tool_calls=[ToolCall(id="c9", name="shell", arguments={"command": "ls"})]),
+        Message(role="assistant",
+                tool_calls=[ToolCall(id="c9", name="shell", arguments={"command": "ls"})]),
         Message(role="tool", content="a.txt", tool_call_id="c9", name="shell"),
     ]
     with OllamaScriptServer([{"content": "done"}]) as s:
@@ -55,7 +57,8 @@ def test_api_key_is_sent_as_bearer_token() -> None:
 
     with OllamaScriptServer([{"content": "ok"}]) as s:
         model = OpenAICompatModel(s.url, "coder", api_key="sekret")
-        model._client.event_hooks["request"].append(lambda r: seen.append(r.headers["authorization"]))
+        hooks = model._client.event_hooks["request"]
+        hooks.append(lambda r: seen.append(r.headers["authorization"]))
         model.chat(HELLO)
     assert seen == ["Bearer sekret"]
 

@@ -12,7 +12,8 @@ from agent.model import Message
 ACTION_PROMPT = [
     Message(
         role="system",
-        content='Reply with exactly one JSON object: {"thought": str, "tool": str, "arguments": object}. '
+        content='Reply with exactly one JSON object: '
+        '{"thought": str, "tool": str, "arguments": object}. '
         'The only tool is "shell" with arguments {"command": str}.',
     ),
     Message(role="user", content="List the files in the current directory."),

@@ -75,7 +75,7 @@ def test_missing_parts_are_named_with_the_pip_command(parts_root: Path, tmp_path
     assert not (tmp_path / "cache" / "fake-model.gguf").exists()
 
 
-def test_corrupted_part_is_a_sha_mismatch_and_leaves_no_file(parts_root: Path, tmp_path: Path) -> None:
+def test_corrupt_part_is_a_sha_mismatch_and_leaves_no_file(parts_root: Path, tmp_path: Path):
     prefix, whole = _fake_parts(parts_root, 3)
     weights = _weights(prefix, 3, whole)
     part = parts_root / f"{prefix}2" / "data" / "part02.bin"
