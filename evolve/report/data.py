@@ -19,8 +19,8 @@ from traces.queries import IterationTotals, iteration_totals, pass_counts
 from traces.store import TraceStore
 from workspace.repo import HarnessRepo
 
-PENDING = "pending"
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree  # verdict and decision of a change the next evaluation has not judged yet
+PENDING = "pending"  # verdict and decision of a change the next evaluation has not judged yet
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
 
 
 class ChangeRow(BaseModel):
