@@ -19,7 +19,6 @@ import psutil
 from pydantic import BaseModel, ConfigDict
 
 from agent.environment import ExecResult
-from evoharness.errors import EvoError
 from tasks.task import Task
 
 APP = "/app"
