@@ -1,1 +1,4 @@
-"""Shared pytest setup: the repository root on sys.path is given by the editable install."""
+"""Shared pytest setup. Fixture tasks carry their own hidden tests (tests/test_*.py) that only the
+verifier may run, inside a sandbox: pytest must not collect them as project tests."""
+
+collect_ignore_glob = ["fixtures/tasks/*"]
