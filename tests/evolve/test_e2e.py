@@ -81,7 +81,7 @@ def test_a_helpful_edit_is_kept_and_the_pass_rate_rises(tmp_path: Path, serve) -
     assert rows[0]["kept"] == 1 and rows[0]["reverted"] == 0
     with open_run(run_dir) as run:
         assert HELPFUL_RULE in run.repo.read_file("system_prompt.md.j2", "HEAD")
-    assert agents.calls["evolve"] == 2
+    assert agents.total("evolve") == 2
 
 
 def test_b_harmful_edit_is_reverted_to_the_tree_before_it(tmp_path: Path, serve) -> None:
@@ -119,4 +119,4 @@ def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Pat
     done_phases = phases_of(run_dir)
     assert done_phases[0] == done_phases[1] == list(PHASE_ORDER)
     assert done_phases[2] == ["EVAL", "INGEST", "ATTRIBUTE", "REVERT", "DISTILL"]
-    assert agents.calls["evolve"] == 2 * 2  # two sessions of two invalid calls each, no done
+    assert agents.total("evolve") == 2 * 2  # two sessions of two invalid calls each, no done
