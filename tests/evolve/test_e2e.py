@@ -14,7 +14,10 @@ from evolve.config import RunConfig, StopRules
 from evolve.loop import PHASE_ORDER, evolve
 from evolve.run import init_run, open_run
 from manifests.store import load_manifest, manifest_path
-from tests.fixtures.e2e_agents import HARMFUL_RULE, HELPFUL_RULE, ScriptedAgents, change, done
+from tests.fixtures.e2e_agents import (
+    HARMFUL_RULE, HELPFUL_RULE, MANIFEST, ScriptedAgents, action, change, done,
+)
+from workspace.repo import SEED_DIR
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 TRAIN = ["write-alpha", "write-beta"]
@@ -120,3 +123,29 @@ def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Pat
     assert done_phases[0] == done_phases[1] == list(PHASE_ORDER)
     assert done_phases[2] == ["EVAL", "INGEST", "ATTRIBUTE", "REVERT", "DISTILL"]
     assert agents.total("evolve") == 2 * 2  # two sessions of two invalid calls each, no done
+
+
+def test_a_placebo_edit_is_labelled_and_reverted(tmp_path: Path, serve) -> None:
+    """A comment-only edit predicting a fix changes nothing the agent meets: it must not be kept."""
+    seed = (SEED_DIR / "harness.yaml").read_text()
+    placebo = action("change", edit={"op": "write_file", "path": "harness.yaml",
+                                     "content": seed + "# the agent should check its work\n"},
+                     **MANIFEST)
+    serve(ScriptedAgents(solves=lambda system: False, evolve_script=[placebo, done()]))
+    run_dir = make_run(tmp_path)
+
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    [(verdict, decision, detail)] = verdicts(run_dir)
+    assert decision == "revert" and detail["placebo"] is True, (verdict, detail)
+
+
+def test_a_rule_the_agent_reads_is_no_placebo(tmp_path: Path, serve) -> None:
+    serve(ScriptedAgents(solves=lambda system: False,
+                         evolve_script=[change(HELPFUL_RULE, TRAIN), done()]))
+    run_dir = make_run(tmp_path)
+
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    [(_, decision, detail)] = verdicts(run_dir)
+    assert decision == "revert" and "placebo" not in detail
