@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
 
@@ -50,6 +51,16 @@ class RunConfig(BaseModel):
     def _safe_run_id(cls, value: str) -> str:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", value):
             raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
+        return value
+
+    @field_validator("model", "evolve_model")
+    @classmethod
+    def _known_model_spec(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_spec(value)
+            except EvoError as error:  # pydantic reports ValueErrors with the field and value
+                raise ValueError(f"{error.message}; {error.hint}") from error
         return value
 
     @property
@@ -110,13 +121,19 @@ def load_config(run_dir: str | Path) -> tuple[RunPaths, RunConfig]:
         raw = yaml.safe_load(paths.config.read_text())
     except yaml.YAMLError as error:
         raise EvoError(f"invalid YAML: {error}", file=paths.config) from error
+    return paths, validate_config(raw, paths.config)
+
+
+def validate_config(raw: object, file: Path) -> RunConfig:
+    """A RunConfig from `raw` (run.yaml's content, or init's options); each problem names `file`,
+    the field and the value."""
     try:
-        return paths, RunConfig.model_validate(raw)
+        return RunConfig.model_validate(raw)
     except ValidationError as error:
         raise ValidationFailed(
-            str(paths.config),
+            str(file),
             [
-                EvoError(e["msg"], file=paths.config, field=".".join(map(str, e["loc"])),
+                EvoError(e["msg"], file=file, field=".".join(map(str, e["loc"])),
                          value=e.get("input"))
                 for e in error.errors()
             ],

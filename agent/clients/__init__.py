@@ -21,6 +21,7 @@ __all__ = [
     "OpenAICompatModel",
     "RetryingModel",
     "make_model",
+    "parse_spec",
 ]
 
 
@@ -29,17 +30,28 @@ def make_model(spec: str = "embedded") -> Model:
     return RetryingModel(_client(spec.strip()))
 
 
-def _client(spec: str) -> Model:
-    if spec == "embedded":
-        return EmbeddedModel(WEIGHTS["qwen2.5-coder-1.5b"])
-    if spec == "embedded-small":
-        return EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"])
+def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
+    """(kind, name, url) of a spec without connecting to anything, so a run's config can be
+    checked when it is created; an unknown spec is an EvoError naming `field`."""
+    spec = spec.strip()
+    if spec in ("embedded", "embedded-small"):
+        return spec, spec, ""
     kind, _, rest = spec.partition(":")
     if kind == "ollama" and rest:
-        return OllamaModel(rest)
-    if kind == "openai" and "#" in rest:
-        url, _, model = rest.rpartition("#")
-        if url and model:
-            return OpenAICompatModel(url, model, api_key=os.environ.get("OPENAI_API_KEY"))
-    raise EvoError("unknown model spec", field="model", value=spec,
+        return kind, rest, ""
+    url, _, model = rest.rpartition("#")
+    if kind == "openai" and url and model:
+        return kind, model, url
+    raise EvoError("unknown model spec", field=field, value=spec,
                    hint=f"Use one of: {SPEC_FORMS}")
+
+
+def _client(spec: str) -> Model:
+    kind, name, url = parse_spec(spec)
+    if kind == "embedded":
+        return EmbeddedModel(WEIGHTS["qwen2.5-coder-1.5b"])
+    if kind == "embedded-small":
+        return EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"])
+    if kind == "ollama":
+        return OllamaModel(name)
+    return OpenAICompatModel(url, name, api_key=os.environ.get("OPENAI_API_KEY"))

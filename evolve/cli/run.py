@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from evolve.config import RunConfig, StopRules
+from evolve.config import RunPaths, validate_config
 from evolve.loop import PHASE_ORDER, evaluate_once, evolve, position
 from evolve.run import init_run, open_run
 from tasks.results import RolloutResult
@@ -57,11 +57,12 @@ def init(
         task_ids = _demo_tasks(tasks)
     elif subset:
         task_ids = [t.strip() for t in subset.split(",") if t.strip()]
-    config = RunConfig(
+    # validated like run.yaml, so a bad option is an error naming the field and value
+    config = validate_config(dict(
         run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
-        unsafe_no_sandbox=unsafe_no_sandbox, stop=StopRules(iterations=iterations),
-    )
+        unsafe_no_sandbox=unsafe_no_sandbox, stop={"iterations": iterations},
+    ), RunPaths(root=run_dir).config)
     paths = init_run(run_dir, config)
     Console().print(f"created run {config.run_id!r} in {paths.root} "
                     f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})")
