@@ -135,12 +135,13 @@ def _evolve_tokens(run: Run) -> int:
 
 def _prepare_workspace(run: Run, iteration: int, phase: str, say: Say) -> None:
     """Before EVAL keep any stray edits aside; before EVOLVE also drop the commits of an evolve
-    agent that was killed (they have no pre-registered manifest), going back to the harness the
-    REVERT phase left."""
+    agent that was killed before it registered its manifest, going back to the harness the
+    REVERT phase left (or forward to the registered manifest's last commit)."""
     if phase == "EVAL":
         target = run.repo.head()
     elif phase == "EVOLVE":
-        target = run.store.con.execute(
+        registered = phases.registered_manifest(run, iteration)
+        target = phases.evolved_head(registered) if registered else run.store.con.execute(
             "SELECT harness_commit FROM iterations WHERE run_id = ? AND iteration = ? "
             "AND phase = 'DISTILL'", [run.run_id, iteration]).fetchone()[0]
     else:

@@ -132,6 +132,12 @@ def evolve_harness(run: Run, iteration: int) -> Detail:
     written before the next evaluation: the predictions are pre-registered."""
     from evolve.agent import run_evolve_agent  # the evolve agent is the heaviest import
 
+    registered = registered_manifest(run, iteration)
+    if registered is not None:
+        # The session finished and pre-registered its predictions before a crash: running it
+        # again would change them. loop.py has put the workspace back at its last commit.
+        return {"changes": len(registered.changes),
+                "no_change_reason": registered.no_change_reason, "resumed": True}
     start = run.repo.head()
     sink = ListSink()
     outcome = run_evolve_agent(
@@ -157,6 +163,17 @@ def evolve_harness(run: Run, iteration: int) -> Detail:
     return {"changes": len(manifest.changes), "no_change_reason": manifest.no_change_reason,
             "tokens": outcome.tokens_in + outcome.tokens_out, "steps": outcome.steps,
             "exit_reason": outcome.exit_reason}
+
+
+def registered_manifest(run: Run, iteration: int) -> IterationManifest | None:
+    """The iteration's pre-registered manifest, if EVOLVE has written it."""
+    path = manifest_path(run.paths.root, iteration)
+    return load_manifest(path, run.train_ids) if path.exists() else None
+
+
+def evolved_head(manifest: IterationManifest) -> str:
+    """The harness an EVOLVE session left: its last change's commit (each builds on the one before)."""
+    return manifest.changes[-1].commit if manifest.changes else manifest.harness_commit_before
 
 
 def commit_manifest(run: Run, iteration: int) -> Detail:
@@ -255,9 +272,8 @@ def _agent_view(repo: HarnessRepo, commit: str) -> str:
 
 
 def _changes_of(run: Run, iteration: int) -> list[ChangeManifestEntry]:
-    if iteration < 0 or not manifest_path(run.paths.root, iteration).exists():
-        return []
-    return load_manifest(manifest_path(run.paths.root, iteration), run.train_ids).changes
+    manifest = registered_manifest(run, iteration) if iteration >= 0 else None
+    return manifest.changes if manifest else []
 
 
 def _before_iteration(run: Run, iteration: int) -> int:
