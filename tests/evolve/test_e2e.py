@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from evolve.cli import app
 from evolve.config import RunConfig, StopRules
 from evolve.loop import PHASE_ORDER, evolve
+from evolve.report.data import collect
 from evolve.run import init_run, open_run
 from manifests.store import load_manifest, manifest_path
 from tests.fixtures.e2e_agents import (
@@ -138,6 +139,7 @@ def test_a_placebo_edit_is_labelled_and_reverted(tmp_path: Path, serve) -> None:
 
     [(verdict, decision, detail)] = verdicts(run_dir)
     assert decision == "revert" and detail["placebo"] is True, (verdict, detail)
+    assert collect(run_dir).summary()["placebos"] == {"n": 1, "kept": 0}  # the false-accept rate
 
 
 def test_a_rule_the_agent_reads_is_no_placebo(tmp_path: Path, serve) -> None:
