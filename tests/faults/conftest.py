@@ -27,6 +27,7 @@ def evoharness(*args: str | Path, host: str | None = None,
                timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """The CLI as a user runs it; OLLAMA_HOST points the `ollama:` model at the test server."""
     env = {k: v for k, v in os.environ.items() if k != "OLLAMA_HOST"}
+    env["COLUMNS"] = "1000"  # rich wraps at the terminal width; keep paths on one line
     if host:
         env["OLLAMA_HOST"] = host
     return subprocess.run([*CLI, *map(str, args)], env=env, capture_output=True, text=True,

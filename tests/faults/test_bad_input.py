@@ -1,0 +1,92 @@
+"""Bad input on every entry point, through the real CLI: a malformed task.toml, harness.yaml or
+run.yaml and bad command-line arguments each give one error naming the file, the field and the
+value, exit code 2 and no traceback; with --debug the traceback is shown."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import FIXTURE_TASKS, assert_clean_error, edit_config, evoharness, make_run
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    return make_run(tmp_path, "http://127.0.0.1:9")  # never contacted: each case fails first
+
+
+def suite_with(tmp_path: Path, task_toml: str) -> Path:
+    suite = tmp_path / "suite"
+    shutil.copytree(FIXTURE_TASKS, suite)
+    (suite / "hello-world" / "task.toml").write_text(task_toml)
+    return suite
+
+
+@pytest.mark.parametrize("task_toml, needles", [
+    ('version = "1.0"\n[agent]\ntimeout_sec = "soon"\n', ["timeout_sec", "soon"]),
+    ('version = "1.0"\n[agent\n', ["TOML"]),
+])
+def test_malformed_task_toml(tmp_path: Path, task_toml: str, needles: list[str]) -> None:
+    result = evoharness("init", tmp_path / "run", "--tasks", suite_with(tmp_path, task_toml))
+    assert_clean_error(result, "hello-world/task.toml", *needles)
+    assert not (tmp_path / "run" / "run.yaml").exists()
+
+
+@pytest.mark.parametrize("field, value, needles", [
+    ("k", "many", ["k", "many"]),
+    ("workers", 0, ["workers", "0"]),
+    ("model", "gpt-5", ["model", "gpt-5"]),
+    ("stop", {"iterations": -1}, ["stop.iterations", "-1"]),
+    ("surprise", True, ["surprise"]),
+])
+def test_malformed_run_yaml(run_dir: Path, field: str, value: object, needles: list[str]) -> None:
+    edit_config(run_dir, **{field: value})
+    for verb in ("evolve", "run", "status"):
+        assert_clean_error(evoharness(verb, run_dir), "run.yaml", *needles)
+
+
+def test_run_yaml_that_is_not_yaml(run_dir: Path) -> None:
+    (run_dir / "run.yaml").write_text("k: [1, 2\n")
+    assert_clean_error(evoharness("evolve", run_dir), "run.yaml", "invalid YAML")
+
+
+def test_malformed_harness_yaml_in_the_workspace(run_dir: Path) -> None:
+    workspace = run_dir / "workspace"
+    harness = workspace / "harness.yaml"
+    harness.write_text(harness.read_text().replace("max_steps: 20", "max_steps: lots"))
+    git = ["git", "-C", str(workspace)]
+    subprocess.run([*git, "commit", "-qam", "hand edit"], check=True)
+    assert_clean_error(evoharness("evolve", run_dir), "harness.yaml", "max_steps", "lots")
+    assert_clean_error(evoharness("harness", "check", workspace), "harness.yaml", "max_steps")
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["-k", "0"], ["k", "0"]),
+    (["--workers", "-2"], ["workers", "-2"]),
+    (["--subset", "hello-world,no-such-task"], ["task_ids", "no-such-task"]),
+    (["--model", "bogus"], ["model", "bogus"]),
+    (["--model", "openai:http://x"], ["model", "openai:http://x"]),
+    (["--evolve-model", "olama:qwen"], ["evolve_model", "olama:qwen"]),
+])
+def test_bad_init_arguments(tmp_path: Path, args: list[str], needles: list[str]) -> None:
+    result = evoharness("init", tmp_path / "run", "--tasks", FIXTURE_TASKS, *args)
+    assert_clean_error(result, "run.yaml", *needles)
+    assert not (tmp_path / "run").exists() or not (tmp_path / "run" / "run.yaml").exists()
+
+
+@pytest.mark.parametrize("verb", ["evolve", "run", "status"])
+def test_unknown_run_directory(tmp_path: Path, verb: str) -> None:
+    assert_clean_error(evoharness(verb, tmp_path / "nowhere"), "nowhere/run.yaml", "evoharness init")
+
+
+def test_unknown_task_suite(tmp_path: Path) -> None:
+    result = evoharness("init", tmp_path / "run", "--tasks", tmp_path / "no-suite")
+    assert_clean_error(result, "no-suite")
+
+
+def test_debug_shows_the_traceback(tmp_path: Path) -> None:
+    result = evoharness("--debug", "evolve", tmp_path / "nowhere")
+    assert result.returncode != 0
+    assert "Traceback" in result.stderr and "not a run directory" in result.stderr
