@@ -93,10 +93,9 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
                            hint=f"continue it with `evoharness evolve {run_dir} --resume`")
         if done:
             say(f"resuming iteration {iteration} after {sorted(done, key=PHASE_ORDER.index)[-1]}")
-        started = time.monotonic()
         while True:
             run_phases(run, iteration, EVALUATE, say, on_rollout)
-            reason = stop_reason(run, iteration, started)
+            reason = stop_reason(run, iteration)
             if reason:
                 say(f"stopped after iteration {iteration}: {reason}")
                 return LoopResult(last_iteration=iteration, stop_reason=reason)
@@ -104,7 +103,7 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
             iteration += 1
 
 
-def stop_reason(run: Run, iteration: int, started: float) -> str | None:
+def stop_reason(run: Run, iteration: int) -> str | None:
     """The first stop rule that holds after `iteration`'s evaluation, or None to go on."""
     rules = run.config.stop
     totals = iteration_totals(run.store.con, run.run_id)
@@ -118,19 +117,21 @@ def stop_reason(run: Run, iteration: int, started: float) -> str | None:
         if len(rates) - 1 - best >= rules.patience:
             return f"no improvement for {rules.patience} iteration(s)"
     if rules.tokens is not None:
-        used = sum(t.tokens_in + t.tokens_out for t in totals) + _evolve_tokens(run)
+        used = sum(t.tokens_in + t.tokens_out for t in totals) + int(_detail_sum(run, "tokens"))
         if used >= rules.tokens:
             return f"token budget spent ({used:,} of {rules.tokens:,})"
-    if rules.wall_seconds is not None and time.monotonic() - started >= rules.wall_seconds:
+    if rules.wall_seconds is not None and _detail_sum(run, "seconds") >= rules.wall_seconds:
         return f"wall-time budget of {rules.wall_seconds:.0f}s spent"
     return None
 
 
-def _evolve_tokens(run: Run) -> int:
+def _detail_sum(run: Run, key: str) -> float:
+    """A number summed over every finished phase's detail: from DuckDB, so a budget counts the
+    work of earlier (killed or stopped) processes too. Only EVOLVE's detail has `tokens`."""
     row = run.store.con.execute(
-        "SELECT coalesce(sum(CAST(json_extract(detail, '$.tokens') AS BIGINT)), 0) FROM iterations "
-        "WHERE run_id = ? AND phase = 'EVOLVE'", [run.run_id]).fetchone()
-    return int(row[0])
+        f"SELECT coalesce(sum(CAST(json_extract(detail, '$.{key}') AS DOUBLE)), 0) "
+        "FROM iterations WHERE run_id = ?", [run.run_id]).fetchone()
+    return float(row[0])
 
 
 def _prepare_workspace(run: Run, iteration: int, phase: str, say: Say) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evolve import phases
-from evolve.config import RunConfig, StopRules
+from evolve.config import RunConfig, StopRules, load_config, save_config
 from evolve.loop import EVALUATE, PHASE_ORDER, evolve
 from evolve.run import init_run, open_run
 from manifests.store import load_manifest, manifest_path
@@ -62,3 +62,15 @@ def test_a_clean_stop_continues_without_resume(tmp_path: Path, agents) -> None:
     assert result.last_iteration == 1
     with open_run(run_dir) as run:
         assert run.store.phases_done(run.run_id, 1) == set(EVALUATE)
+
+
+def test_the_wall_time_budget_counts_earlier_processes(tmp_path: Path, agents) -> None:
+    run_dir = evaluated_run(tmp_path)
+    paths, config = load_config(run_dir)
+    spent = 0.01  # less than any real evaluation takes, more than a resumed no-op
+    save_config(paths, config.model_copy(update={"stop": StopRules(iterations=3, wall_seconds=spent)}))
+
+    result = evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    assert (result.last_iteration, result.stop_reason) == (0, "wall-time budget of 0s spent")
+    assert agents.total("evolve") == 0
