@@ -172,7 +172,7 @@ def registered_manifest(run: Run, iteration: int) -> IterationManifest | None:
 
 
 def evolved_head(manifest: IterationManifest) -> str:
-    """The harness an EVOLVE session left: its last change's commit (each builds on the one before)."""
+    """The harness an EVOLVE session left: its last change's commit (each builds on the last)."""
     return manifest.changes[-1].commit if manifest.changes else manifest.harness_commit_before
 
 

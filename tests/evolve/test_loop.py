@@ -68,7 +68,8 @@ def test_the_wall_time_budget_counts_earlier_processes(tmp_path: Path, agents) -
     run_dir = evaluated_run(tmp_path)
     paths, config = load_config(run_dir)
     spent = 0.01  # less than any real evaluation takes, more than a resumed no-op
-    save_config(paths, config.model_copy(update={"stop": StopRules(iterations=3, wall_seconds=spent)}))
+    stop = StopRules(iterations=3, wall_seconds=spent)
+    save_config(paths, config.model_copy(update={"stop": stop}))
 
     result = evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
 
