@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import psutil
-import pytest
 
 from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
