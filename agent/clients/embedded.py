@@ -13,7 +13,8 @@ from agent.model import Message, ModelError, ModelReply
 from workspace.spec import ToolSpec
 
 THREADS = 2  # the project's target machine has 2 cores
-CONTEXT = 8192
+SLOTS = 2  # one per concurrent rollout (the default --workers): each keeps its own prompt cache
+CONTEXT_PER_SLOT = 8192
 
 # One llama.cpp server per weights file per process: loading a GGUF costs seconds and its memory
 # must not be paid twice when the code agent and the evolve agent share a model. This is a cache
@@ -29,8 +30,10 @@ def _server(path: Path) -> Any:
 
             params = xllamacpp.CommonParams()
             params.model.path = str(path)
-            params.n_ctx = CONTEXT
-            params.n_parallel = 1
+            # llama.cpp splits n_ctx across slots. With one slot, two rollouts alternating on it
+            # evict each other's cached prompt, and every step re-reads the whole conversation.
+            params.n_ctx = CONTEXT_PER_SLOT * SLOTS
+            params.n_parallel = SLOTS
             params.cpuparams.n_threads = THREADS
             params.cpuparams_batch.n_threads = THREADS
             params.verbosity = -1  # llama.cpp's per-request logs would drown the CLI's output
