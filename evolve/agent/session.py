@@ -34,6 +34,18 @@ _TEMPLATES = Environment(loader=PackageLoader("evolve.agent", "templates"),
 _TEMPLATES.policies["json.dumps_kwargs"] = {"sort_keys": False}  # schemas read better in order
 
 
+def argument_summary(schema: dict) -> str:
+    """A tool's arguments as `name: type` pairs. The full JSON schemas cost a small model more
+    prompt tokens than all the instructions, and the edit operations are spelled out anyway."""
+    required = set(schema.get("required", []))
+    parts = [f"{name}: {spec.get('type', 'any')}{'' if name in required else ' (optional)'}"
+             for name, spec in schema.get("properties", {}).items()]
+    return ", ".join(parts) or "none"
+
+
+_TEMPLATES.filters["argument_summary"] = argument_summary
+
+
 class EvolveOutcome(BaseModel):
     """What one session produced: committed changes (each with its commit), or why there are none."""
 
