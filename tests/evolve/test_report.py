@@ -30,7 +30,7 @@ def _points(html: str) -> dict[str, int]:
 
 def test_full_run_data_matches_the_recording(runs):
     data = collect(runs["full"])
-    assert (data.run_id, data.model, data.k) == ("recorded", "scripted", 2)
+    assert (data.run_id, data.model, data.k) == ("recorded", "ollama:scripted", 2)
     assert data.iterations == [0, 1, 2]
     summary = data.summary()
     assert (summary["kept"], summary["reverted"], summary["pending"]) == (1, 3, 1)
