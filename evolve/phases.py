@@ -3,16 +3,11 @@ after a crash: EVAL → INGEST → ATTRIBUTE → REVERT → DISTILL → EVOLVE �
 phase bookkeeping and the stop rules are loop.py's."""
 from __future__ import annotations
 
-import io
 import json
-import tarfile
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import git
 
 from agent.clients import make_model
 from agent.events import ListSink
@@ -29,9 +24,9 @@ from manifests.store import load_manifest, load_run_manifests, manifest_path, sa
 from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
 from tasks.unsafe import require_sandbox
-from workspace.repo import HarnessRepo
-from workspace.validate import load_harness, render_system_prompt
+from workspace.validate import load_harness
 
+from .placebo import is_placebo
 from .run import Run
 
 Detail = dict[str, Any]
@@ -91,7 +86,7 @@ def attribute_changes(run: Run, iteration: int) -> Detail:
         after = _train(run, counts_from_db(con, run.run_id, iteration))
     verdicts = attribute(changes, before, after, noise)
     record_verdicts(con, run.run_id, iteration, verdicts)
-    placebos = [c.id for c in changes if _is_placebo(run.repo, c.commit)]
+    placebos = [c.id for c in changes if is_placebo(run.repo, c.commit)]
     # The verdict itself ignores this label (so placebos measure the false-accept rate honestly);
     # the report reads it from the verdict's detail.
     for change_id in placebos:
@@ -249,26 +244,6 @@ def _set_aside_unserved(paths: list[Path], out_dir: Path) -> list[Path]:
             path.rename(target)
             moved.append(target)
     return moved
-
-
-def _is_placebo(repo: HarnessRepo, commit: str) -> bool:
-    """Whether a change's commit leaves everything the code agent meets as it was: the rendered
-    system prompt, the tool specs, skills, sub-agents and settings, and every Python file (tool and
-    middleware code, byte for byte). A comment or whitespace edit to a source file is a placebo."""
-    return _agent_view(repo, f"{commit}^") == _agent_view(repo, commit)
-
-
-def _agent_view(repo: HarnessRepo, commit: str) -> str:
-    with tempfile.TemporaryDirectory() as tmp:
-        archive = io.BytesIO()
-        git.Repo(repo.path).archive(archive, commit)
-        archive.seek(0)
-        with tarfile.open(fileobj=archive) as tar:
-            tar.extractall(tmp, filter="data")
-        harness = load_harness(tmp)
-        seen = harness.model_dump(mode="json", exclude={"root", "prompt_template", "memory"})
-        code = {str(p.relative_to(tmp)): p.read_text() for p in sorted(Path(tmp).rglob("*.py"))}
-        return json.dumps([render_system_prompt(harness), seen, code], sort_keys=True)
 
 
 def _changes_of(run: Run, iteration: int) -> list[ChangeManifestEntry]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 from datetime import datetime, timezone
+import io
+import tarfile
 from pathlib import Path
 
 import git
@@ -160,6 +162,15 @@ class HarnessRepo:
             args.insert(0, f"--max-count={max_count}")
         records = self._git.log(*args).split(_RS)
         return [_parse_commit(record) for record in records if record.strip()]
+
+    def export(self, commit: str, dest: str | Path) -> Path:
+        """Write the tree of `commit` into the directory `dest` (no .git): a harness as it was."""
+        archive = io.BytesIO()
+        self._repo.archive(archive, self._resolve(commit))
+        archive.seek(0)
+        with tarfile.open(fileobj=archive) as tar:
+            tar.extractall(dest, filter="data")
+        return Path(dest)
 
     def save_uncommitted(self, branch: str) -> str | None:
         """Keep uncommitted edits (untracked files included) as a commit on `branch`, leaving
