@@ -59,7 +59,17 @@ def open_run(run_dir: str | Path) -> Run:
     if not (paths.workspace / ".git").is_dir():
         raise EvoError("the run has no harness workspace", file=paths.workspace,
                        hint="the run directory is damaged; create a new one with `evoharness init`")
-    return Run(paths, config, TraceStore(paths.db), HarnessRepo(paths.workspace), suite)
+    store = TraceStore(paths.db)
+    _remove_stale_git_locks(paths.workspace / ".git")
+    return Run(paths, config, store, HarnessRepo(paths.workspace), suite)
+
+
+def _remove_stale_git_locks(git_dir: Path) -> None:
+    """A process killed inside a git command leaves its lock files (index.lock, HEAD.lock, a ref's
+    .lock) and every later git write fails. Holding the store open (DuckDB's write lock) proves no
+    other evoharness process works on this run, so any lock left is stale."""
+    for lock in [*git_dir.glob("*.lock"), *git_dir.glob("refs/**/*.lock")]:
+        lock.unlink(missing_ok=True)
 
 
 def init_run(run_dir: str | Path, config: RunConfig) -> RunPaths:
