@@ -135,10 +135,11 @@ def _detail_sum(run: Run, key: str) -> float:
 
 
 def _prepare_workspace(run: Run, iteration: int, phase: str, say: Say) -> None:
-    """Before EVAL keep any stray edits aside; before EVOLVE also drop the commits of an evolve
-    agent that was killed before it registered its manifest, going back to the harness the
-    REVERT phase left (or forward to the registered manifest's last commit)."""
-    if phase == "EVAL":
+    """Before EVAL and REVERT (a revert killed before its commit leaves a dirty tree) keep any
+    stray edits aside; before EVOLVE also drop the commits of an evolve agent that was killed
+    before it registered its manifest, going back to the harness the REVERT phase left (or
+    forward to the registered manifest's last commit)."""
+    if phase in ("EVAL", "REVERT"):
         target = run.repo.head()
     elif phase == "EVOLVE":
         registered = phases.registered_manifest(run, iteration)
