@@ -13,12 +13,14 @@ _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
 class EvidenceRef(BaseModel):
-    """Where the failure a change targets was seen: a task, optionally one rollout and one event."""
+    """Where the failure a change targets was seen: a task, optionally one rollout (by id, or by
+    its attempt number as the evidence files list them) and one event."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     task_id: str = Field(min_length=1)
     rollout_id: str | None = None
+    attempt: int | None = Field(None, ge=0)
     event_seq: int | None = Field(None, ge=0)
 
 

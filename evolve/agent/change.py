@@ -61,7 +61,7 @@ CHANGE_SPEC = ToolSpec(
             "root_cause": {"type": "string", "description": "what the AGENT does wrong, in general"},
             "targeted_fix": {"type": "string", "description": "how this change stops it"},
             "failure_evidence": {"type": "array", "items": {"type": "object", "properties": {
-                "task_id": _STRING, "rollout_id": _STRING}}},
+                "task_id": _STRING, "rollout_id": _STRING, "attempt": {"type": "integer"}}}},
             "predicted_fixes": {**_TASK_LIST, "description": "tasks this should make pass"},
             "predicted_regressions": {**_TASK_LIST, "description": "tasks this may break"},
             "expected_delta": {"type": "number", "description": "pass-rate points, e.g. 5"},
