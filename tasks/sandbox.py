@@ -186,7 +186,10 @@ class BwrapSandbox:
 
     def _argv(self, command: list[str], mounts: list[Mount]) -> list[str]:
         python_dirs = sorted({sys.prefix, sys.base_prefix})
-        args = ["bwrap", *_system_binds()]
+        # /tmp first: the Python and the mounts may live under the host's /tmp (a CI checkout),
+        # and a tmpfs mounted after them would hide them.
+        args = ["bwrap", *_system_binds(), "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--tmpfs", "/tmp"]
         for path in python_dirs:
             args += [*_dirs_for(path), "--ro-bind", path, path]
         all_mounts = [Mount(source=self.app_dir, dest=APP, writable=True), *mounts]
@@ -195,8 +198,7 @@ class BwrapSandbox:
         for m in all_mounts:
             args += [*_dirs_for(m.dest), "--bind" if m.writable else "--ro-bind",
                      str(m.source), m.dest]
-        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-                 "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
+        args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
                  "--hostname", "sandbox", "--die-with-parent", "--new-session", "--chdir", APP,
                  "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
                  "--setenv", "PATH", f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"]

@@ -3,7 +3,9 @@ reason and the host unchanged."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import tempfile
 from pathlib import Path
 
 import psutil
@@ -45,6 +47,22 @@ def test_hidden_paths_are_absent(sandbox):
 def test_python_and_pytest_work_offline(sandbox):
     result = sandbox.exec("python3 -c 'import pytest, sys; print(sys.prefix)'", timeout=30)
     assert result.exit_code == 0, result.output
+
+
+def test_a_python_installed_under_tmp_stays_visible(sandbox, monkeypatch):
+    # A CI checkout (and its .venv) may live under /tmp, where the sandbox mounts its own tmpfs.
+    prefix = Path(tempfile.mkdtemp(dir="/tmp", prefix="evo-venv-"))
+    prefix.chmod(0o755)
+    (prefix / "bin").mkdir()
+    tool = prefix / "bin" / "evo-tool"
+    tool.write_text("#!/bin/sh\necho found\n")
+    tool.chmod(0o755)
+    monkeypatch.setattr("sys.prefix", str(prefix))
+    try:
+        result = sandbox.exec("evo-tool", timeout=20)
+    finally:
+        shutil.rmtree(prefix)
+    assert result.output.strip() == "found", result.output
 
 
 @pytest.mark.parametrize("target", ["/etc/evo-probe", f"{REPO}/evo-probe", "/root/evo-probe",
