@@ -110,11 +110,22 @@ class TraceStore:
         return (rows[0][0], rows[0][1]) if rows else None
 
 
+class StoreBusy(EvoError):
+    """Another process (a running `evoharness evolve`) holds the store: DuckDB allows one writer
+    process and no readers beside it."""
+
+
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
         return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as error:
+        if "Conflicting lock" not in str(error):
+            raise EvoError(f"cannot open the trace database: {error}", file=path) from error
+        raise StoreBusy("another evoharness process is using the trace database", file=path,
+                        value=str(error).split("Conflicting lock is held in ")[-1][:120],
+                        hint="wait for it to finish, or stop it") from error
     except duckdb.Error as error:
         raise EvoError(
             f"cannot open the trace database: {error}",

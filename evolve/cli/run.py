@@ -12,11 +12,11 @@ from rich.console import Console
 from rich.table import Table
 
 from evolve.config import RunPaths, validate_config
-from evolve.loop import PHASE_ORDER, evaluate_once, evolve, position
-from evolve.run import init_run, open_run
+from evolve.loop import evaluate_once, evolve
+from evolve.run import init_run
+from evolve.status import status as status_rows
 from tasks.results import RolloutResult
 from tasks.task import load_suite
-from traces.queries import iteration_totals
 
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 
@@ -104,47 +104,22 @@ def status(
 ) -> None:
     """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts.
 
+    Works while `evoharness evolve` runs: it then reads the rollout files and manifests.
+
     Example: evoharness status runs/night1 --json
     """
     if as_json:
-        print(json.dumps(_status_rows(run_dir), indent=2))
+        print(json.dumps(status_rows(run_dir), indent=2))
         return
     _status_table(run_dir, Console())
 
 
-def _status_rows(run_dir: Path) -> dict:
-    with open_run(run_dir) as r:
-        iteration, done = position(r)
-        totals = {t.iteration: t for t in iteration_totals(r.store.con, r.run_id)}
-        decisions = dict(((it, d), n) for it, d, n in r.store.con.execute(
-            "SELECT c.iteration, v.decision, count(*) FROM changes c JOIN verdicts v "
-            "USING (change_id) WHERE c.run_id = ? GROUP BY ALL", [r.run_id]).fetchall())
-        made = dict(r.store.con.execute(
-            "SELECT iteration, count(*) FROM changes WHERE run_id = ? GROUP BY ALL",
-            [r.run_id]).fetchall())
-        rows = []
-        for it in sorted(set(totals) | set(made)):
-            t = totals.get(it)
-            rows.append({
-                "iteration": it,
-                "pass_rate_train": t and t.pass_rate_train,
-                "pass_rate_heldout": t and t.pass_rate_heldout,
-                "rollouts": t.rollouts if t else 0,
-                "infra_errors": t.infra_errors if t else 0,
-                "tokens": (t.tokens_in + t.tokens_out) if t else 0,
-                "changes": made.get(it, 0),
-                "kept": decisions.get((it, "keep"), 0),
-                "reverted": decisions.get((it, "revert"), 0),
-            })
-        next_phase = next((p for p in PHASE_ORDER if p not in done), PHASE_ORDER[0])
-        return {"run_id": r.run_id, "model": r.config.model, "k": r.config.k,
-                "current_iteration": iteration, "next_phase": next_phase, "iterations": rows}
-
-
 def _status_table(run_dir: Path, console: Console) -> None:
-    data = _status_rows(run_dir)
-    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']}); next: "
-                        f"iteration {data['current_iteration']} {data['next_phase']}")
+    data = status_rows(run_dir)
+    where = (f"evolve is running (iteration {data['current_iteration']}); read from its files"
+             if data["live"] else
+             f"next: iteration {data['current_iteration']} {data['next_phase']}")
+    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']}); {where}")
     for column in ("iter", "train pass@1", "held-out pass@1", "rollouts", "infra err", "tokens",
                    "changes", "kept", "reverted"):
         table.add_column(column, justify="right")
@@ -152,8 +127,12 @@ def _status_table(run_dir: Path, console: Console) -> None:
         table.add_row(str(row["iteration"]), _pct(row["pass_rate_train"]),
                       _pct(row["pass_rate_heldout"]), str(row["rollouts"]),
                       str(row["infra_errors"]), f"{row['tokens']:,}", str(row["changes"]),
-                      str(row["kept"]), str(row["reverted"]))
+                      _count(row["kept"]), _count(row["reverted"]))
     console.print(table)
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else str(value)
 
 
 def _pct(value: float | None) -> str:
