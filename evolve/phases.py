@@ -17,7 +17,7 @@ from debugger.scoreboard import ChangeOutcome, Scoreboard
 from evoharness.errors import EvoError
 from evoharness.files import write_atomic
 from manifests.attribution import Verdict, attribute, borderline_tasks, record_verdicts
-from manifests.noise import TaskCounts, counts_from_db, noise_from_db
+from manifests.noise import counts_from_db, noise_from_db
 from manifests.revert import apply_decisions, record_reverts
 from manifests.schema import ChangeManifestEntry, IterationManifest
 from manifests.store import load_manifest, load_run_manifests, manifest_path, save_manifest
@@ -77,13 +77,13 @@ def attribute_changes(run: Run, iteration: int) -> Detail:
         return {"changes": 0}
     con, k = run.store.con, run.config.k
     before_it = _before_iteration(run, iteration)
-    before = _train(run, counts_from_db(con, run.run_id, before_it))
+    before = counts_from_db(con, run.run_id, before_it)
     noise = noise_from_db(con, run.run_id, k, before_it)
-    after = _train(run, counts_from_db(con, run.run_id, iteration))
+    after = counts_from_db(con, run.run_id, iteration)
     extra = borderline_tasks(changes, before, after, noise) if run.config.extra_rollouts else []
     if extra:
         _extra_rollouts(run, iteration, extra)
-        after = _train(run, counts_from_db(con, run.run_id, iteration))
+        after = counts_from_db(con, run.run_id, iteration)
     verdicts = attribute(changes, before, after, noise)
     record_verdicts(con, run.run_id, iteration, verdicts)
     placebos = [c.id for c in changes if is_placebo(run.repo, c.commit)]
@@ -266,11 +266,6 @@ def _before_iteration(run: Run, iteration: int) -> int:
             if run.repo.tree_id(commit) == tree:
                 return it
     return iteration - 1
-
-
-def _train(run: Run, counts: dict[str, TaskCounts]) -> dict[str, TaskCounts]:
-    train = set(run.train_ids)
-    return {t: c for t, c in counts.items() if t in train}
 
 
 def _extra_rollouts(run: Run, iteration: int, task_ids: list[str]) -> None:

@@ -7,6 +7,8 @@ from collections import defaultdict
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
+from traces.queries import pass_counts
+
 
 class TaskCounts(BaseModel):
     """Passes out of judged rollouts of one task in one evaluation (infra errors are not judged)."""
@@ -88,12 +90,9 @@ def noise_from_db(
 
 
 def counts_from_db(
-    con: duckdb.DuckDBPyConnection, run_id: str, iteration: int
+    con: duckdb.DuckDBPyConnection, run_id: str, iteration: int, split: str | None = "train"
 ) -> dict[str, TaskCounts]:
-    """Per task pass counts of one iteration's evaluation (every judged attempt, extras included)."""
-    rows = con.execute(
-        "SELECT task_id, count(*) FILTER (WHERE outcome = 'pass'), count(*) FROM rollouts "
-        "WHERE run_id = ? AND iteration = ? AND outcome <> 'infra_error' GROUP BY task_id",
-        [run_id, iteration],
-    ).fetchall()
-    return {task: TaskCounts(passes=p, total=n) for task, p, n in rows}
+    """Per task pass counts of one iteration's evaluation (every judged attempt, extras included).
+    Train tasks by default: predictions may only name them, so only they judge a change."""
+    return {task: TaskCounts(passes=c.passes, total=c.n)
+            for task, c in pass_counts(con, run_id, iteration, split).items()}
