@@ -45,13 +45,21 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Deta
     attempts = run.config.k * (2 if iteration == 0 and run.config.calibration else 1)
     out_dir = run.paths.rollouts(iteration)
     done = run.store.stored_rollout_ids(run.run_id) | {p.stem for p in out_dir.glob("*.json")}
+    unserved_ids: list[str] = []
+
+    def seen(result: RolloutResult) -> None:
+        if result.exit_reason == "model_unavailable":
+            unserved_ids.append(result.rollout_id)
+        if progress is not None:
+            progress(result)
+
     paths = run_rollouts(
         harness, run.repo.head(), run.items, _model(run.config.model), run_id=run.run_id,
         iteration=iteration, out_dir=out_dir, attempts=attempts, workers=run.config.workers,
         rollout_timeout=run.config.rollout_timeout, skip=done,
-        sandbox_factory=_sandbox_factory(run), progress=progress,
+        sandbox_factory=_sandbox_factory(run), progress=seen,
     )
-    unserved = _set_aside_unserved(paths, out_dir)
+    unserved = _set_aside(out_dir, unserved_ids)
     if unserved:
         raise ModelServerDown(
             f"the model server did not answer in {len(unserved)} of {len(paths)} rollouts "
@@ -234,15 +242,14 @@ def _sandbox_factory(run: Run):
     return require_sandbox(run.config.unsafe_no_sandbox)
 
 
-def _set_aside_unserved(paths: list[Path], out_dir: Path) -> list[Path]:
+def _set_aside(out_dir: Path, rollout_ids: list[str]) -> list[Path]:
+    """Move rollouts out of the ingest folder (kept, never deleted) so a resume runs them again."""
     moved = []
-    for path in paths:
-        result = RolloutResult.model_validate_json(path.read_text())
-        if result.exit_reason == "model_unavailable":
-            target = out_dir / "unserved" / f"{path.stem}.{int(time.time() * 1000)}.json"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            path.rename(target)
-            moved.append(target)
+    for rollout in rollout_ids:
+        target = out_dir / "unserved" / f"{rollout}.{int(time.time() * 1000)}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (out_dir / f"{rollout}.json").rename(target)
+        moved.append(target)
     return moved
 
 
