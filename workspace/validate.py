@@ -6,7 +6,7 @@ import ast
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 import yaml
@@ -41,6 +41,9 @@ RESERVED_TOOLS = frozenset({"done"})  # registered by the runtime in every harne
 COMPONENT_DIRS = {"tools": "tools", "middleware": "middleware", "skills": "skills",
                   "subagents": "subagents"}
 IGNORED_NAMES = frozenset({"__pycache__", ".DS_Store"})
+
+
+_Named = TypeVar("_Named", ToolSpec, SubagentSpec)  # components whose YAML repeats their name
 
 
 class _Problems(list[EvoError]):
@@ -178,17 +181,24 @@ def _registered(kind: str, entry: Path, names: set[str]) -> bool:
     return entry.is_file() and entry.suffix in allowed and entry.stem in names
 
 
+def _load_named(root: Path, rel: str, model: type[_Named], name: str, field: str,
+                problems: _Problems) -> _Named | None:
+    """A component's YAML file as its model; its `name` must be the one harness.yaml registers."""
+    data = _read_yaml(root, rel, problems, field=field)
+    loaded = None if data is None else _validate_model(model, data, rel, problems)
+    if loaded is not None and loaded.name != name:
+        problems.add(rel, "name", f"must match the registered name {name!r}", value=loaded.name)
+    return loaded
+
+
 def _load_tool(root: Path, name: str, problems: _Problems) -> ToolSpec | None:
     if not NAME_RE.match(name):
         return None
     _check_python(root, f"tools/{name}.py", "tool_impl", problems)
     rel = f"tools/{name}.yaml"
-    data = _read_yaml(root, rel, problems, field="tool")
-    tool = None if data is None else _validate_model(ToolSpec, data, rel, problems)
+    tool = _load_named(root, rel, ToolSpec, name, "tool", problems)
     if tool is None:
         return None
-    if tool.name != name:
-        problems.add(rel, "name", f"must match the registered name {name!r}", value=tool.name)
     try:
         Draft202012Validator.check_schema(tool.parameters)
     except SchemaError as error:
@@ -265,12 +275,9 @@ def _load_subagent(
     if not NAME_RE.match(name):
         return None
     rel = f"subagents/{name}/agent.yaml"
-    data = _read_yaml(root, rel, problems, field="subagent")
-    agent = None if data is None else _validate_model(SubagentSpec, data, rel, problems)
+    agent = _load_named(root, rel, SubagentSpec, name, "subagent", problems)
     if agent is None:
         return None
-    if agent.name != name:
-        problems.add(rel, "name", f"must match the registered name {name!r}", value=agent.name)
     for index, tool in enumerate(agent.tools):
         if tool not in spec.tools and tool not in RESERVED_TOOLS:
             problems.add(rel, f"tools[{index}]", "names a tool the harness does not register",
