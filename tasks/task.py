@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -87,6 +87,7 @@ class Suite(BaseModel):
     tasks: dict[str, Task]
     train: list[str]
     heldout: list[str]
+    demo: list[str] = []  # [demo] tasks: train tasks for a short showcase run (README)
 
     def items(self, split: Split | None = None) -> list[tuple[Task, Split]]:
         """(task, split) pairs in suite order, optionally one split only."""
@@ -156,26 +157,44 @@ class _SplitFile(BaseModel):
     heldout: list[str]
 
 
-def _read_split(path: Path) -> _SplitFile:
+class _DemoSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tasks: list[str] = []
+
+
+_Section_T = TypeVar("_Section_T", _SplitFile, _DemoSection)
+
+
+def _read_split(path: Path) -> tuple[_SplitFile, _DemoSection]:
     if not path.exists():
         raise EvoError("suite file is missing", file=path,
                        hint="write [split] with train = [...] and heldout = [...]")
     try:
-        return _SplitFile.model_validate(tomllib.loads(path.read_text()).get("split", {}))
-    except (tomllib.TOMLDecodeError, ValidationError) as error:
-        raise EvoError(f"bad [split] section: {error}", file=path, field="split") from None
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as error:
+        raise EvoError(f"not valid TOML: {error}", file=path) from None
+    return _section(data, "split", _SplitFile, path), _section(data, "demo", _DemoSection, path)
+
+
+def _section(data: dict, name: str, model: type[_Section_T], path: Path) -> _Section_T:
+    try:
+        return model.model_validate(data.get(name, {}))
+    except ValidationError as error:
+        raise EvoError(f"bad [{name}] section: {error}", file=path, field=name) from None
 
 
 def load_suite(path: str | Path) -> Suite:
     """Load every task directory under `path` and check suite.toml splits them all exactly once."""
     root = Path(path).resolve()
-    split = _read_split(root / "suite.toml")
+    split, demo = _read_split(root / "suite.toml")
     found = sorted(p.name for p in root.iterdir() if (p / "task.toml").exists())
     listed = split.train + split.heldout
     problems = [EvoError("task is in no split", file=root / "suite.toml", field="split", value=t)
                 for t in found if t not in listed]
     problems += [EvoError("listed task has no directory", file=root / "suite.toml",
                           field="split", value=t) for t in listed if t not in found]
+    problems += [EvoError("demo task is not a train task", file=root / "suite.toml",
+                          field="demo.tasks", value=t) for t in demo.tasks if t not in split.train]
     problems += [EvoError("task is listed twice", file=root / "suite.toml", field="split", value=t)
                  for t in sorted({t for t in listed if listed.count(t) > 1})]
     tasks: dict[str, Task] = {}
@@ -186,4 +205,5 @@ def load_suite(path: str | Path) -> Suite:
             problems += error.problems
     if problems:
         raise ValidationFailed(f"suite {root}", problems)
-    return Suite(root=root, tasks=tasks, train=split.train, heldout=split.heldout)
+    return Suite(root=root, tasks=tasks, train=split.train, heldout=split.heldout,
+                 demo=demo.tasks)

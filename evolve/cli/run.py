@@ -54,7 +54,7 @@ def init(
     """
     task_ids = None
     if subset == "demo":
-        task_ids = _demo_tasks(tasks)
+        task_ids = load_suite(tasks).demo
     elif subset:
         task_ids = [t.strip() for t in subset.split(",") if t.strip()]
     # validated like run.yaml, so a bad option is an error naming the field and value
@@ -145,11 +145,3 @@ def _rollout_line(console: Console):
         console.print(f"  {result.rollout_id:<40} [{style}]{result.outcome.value:<11}[/] "
                       f"{result.steps:>3} steps {result.duration_s:6.1f}s  {result.exit_reason}")
     return show
-
-
-def _demo_tasks(tasks: Path) -> list[str]:
-    import tomllib
-
-    data = tomllib.loads((tasks / "suite.toml").read_text())
-    load_suite(tasks)  # a bad suite fails here, with its own error
-    return list(data.get("demo", {}).get("tasks", []))

@@ -100,3 +100,17 @@ def test_suite_task_in_no_split_and_unknown_id(tmp_path):
 def test_suite_without_suite_toml(tmp_path):
     with pytest.raises(EvoError, match="suite file is missing"):
         load_suite(tmp_path)
+
+
+def test_suite_demo_tasks_are_read_and_must_be_train_tasks(tmp_path):
+    root = tmp_path / "suite"
+    root.mkdir()
+    _copy(root)
+    _copy(root, "sum-numbers")
+    split = '[split]\ntrain = ["hello-world"]\nheldout = ["sum-numbers"]\n'
+    (root / "suite.toml").write_text(split + '[demo]\ntasks = ["hello-world"]\n')
+    assert load_suite(root).demo == ["hello-world"]
+    (root / "suite.toml").write_text(split + '[demo]\ntasks = ["sum-numbers"]\n')
+    with pytest.raises(ValidationFailed) as info:
+        load_suite(root)
+    assert [(p.field, p.value) for p in info.value.problems] == [("demo.tasks", "sum-numbers")]
