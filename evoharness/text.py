@@ -20,5 +20,5 @@ def scrub(text: str) -> str:
 def scrub_json(value: Any) -> Any:
     """`value` (parsed JSON: dicts, lists, strings, numbers) with every string scrubbed, keys too.
     Through the C encoder and decoder, so a value as deep as json.loads accepts never recurses here."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, default=str)  # str: a Path in an event's data
     return value if _SURROGATE.search(text) is None else json.loads(scrub(text))
