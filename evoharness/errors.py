@@ -61,17 +61,24 @@ class EvoError(Exception):
 MAX_PROBLEMS = 30  # listed in one error; bad input must not make the error itself huge
 
 
+class MoreProblems(EvoError):
+    """Stands for the problems past MAX_PROBLEMS, so a list passed on keeps its true count."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        super().__init__(f"... and {count} more problem(s) not listed",
+                         hint="fix the ones above first")
+
+
 class ValidationFailed(EvoError):
     """Several problems found at once (a harness, a task, a manifest); each is its own EvoError.
     Past MAX_PROBLEMS the rest are counted in one last problem, not listed."""
 
     def __init__(self, what: str, problems: list[EvoError]) -> None:
-        total = len(problems)
-        if total > MAX_PROBLEMS:
-            more = len(problems) - MAX_PROBLEMS
-            problems = [*problems[:MAX_PROBLEMS],
-                        EvoError(f"... and {more} more problem(s) not listed",
-                                 hint="fix the ones above first")]
-        self.problems = problems
-        lines = "\n".join(f"  - {p}" for p in problems)
+        listed = [p for p in problems if not isinstance(p, MoreProblems)]
+        unlisted = sum(p.count for p in problems if isinstance(p, MoreProblems))
+        unlisted += max(len(listed) - MAX_PROBLEMS, 0)
+        self.problems = listed[:MAX_PROBLEMS] + ([MoreProblems(unlisted)] if unlisted else [])
+        total = min(len(listed), MAX_PROBLEMS) + unlisted
+        lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"{what} is invalid ({total} problem(s)):\n{lines}")
