@@ -12,9 +12,10 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import re2
 from pydantic import BaseModel
 
-from debugger.leak import FAILING_LINE_REGEX, Redactor
+from debugger.leak import FAILING_LINE_REGEX, Redactor, snippets
 from evoharness.errors import EvoError
 
 from .schema import TABLES
@@ -223,12 +224,39 @@ def _restricted_tables(source: str | Path | TraceStore, split: str,
     store = TraceStore(source, read_only=True) if own else source
     try:
         with store.con.cursor() as cursor:
-            redact = Redactor(_other_ids(cursor, split), forbidden)
-            return {name: _view_rows(cursor, name, view, split, redact)
+            guard = _Guard(_other_ids(cursor, split), list(forbidden))
+            return {name: _view_rows(cursor, name, view, split, guard)
                     for name, view in RESTRICTED_VIEW.items()}
     finally:
         if own:
             store.close()
+
+
+class _Guard:
+    """The debugger's leak guard over a snapshot's text. The Redactor decides what is replaced;
+    an RE2 set of every hidden string first passes over, in one linear scan, the values that
+    contain none of them (nearly all: the Redactor alone tries each string in turn)."""
+
+    def __init__(self, hidden_ids: set[str], forbidden: list[str]) -> None:
+        self.redactor = Redactor(hidden_ids, forbidden)
+        needles = [*snippets(forbidden), *hidden_ids]
+        self.hidden = _literal_set(needles) if needles else None
+
+    def __call__(self, text: str) -> str:
+        if self.hidden is None or not self.hidden.Match(text):
+            return text
+        return self.redactor(text)
+
+
+def _literal_set(needles: list[str]) -> Any:
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = 64 << 20  # a few thousand test lines as one automaton
+    found = re2.Set.SearchSet(options)
+    for needle in needles:
+        found.Add(re2.escape(needle))
+    found.Compile()
+    return found
 
 
 def _other_ids(cursor: duckdb.DuckDBPyConnection, split: str) -> set[str]:
@@ -240,7 +268,7 @@ def _other_ids(cursor: duckdb.DuckDBPyConnection, split: str) -> set[str]:
 
 
 def _view_rows(cursor: duckdb.DuckDBPyConnection, table: str, view: TableView, split: str,
-               redact: Redactor) -> pa.Table:
+               redact: _Guard) -> pa.Table:
     columns = ", ".join(f"{expression} AS {name}" for name, expression in view.columns.items())
     query = f"SELECT {columns} FROM {table} WHERE {view.rows}"
     params = {"split": split} if "$split" in view.rows else {}
