@@ -74,6 +74,8 @@ def schema_problems(schema: Any) -> list[Problem]:
     remote schema, then the meta-schema, then a dry run."""
     if not isinstance(schema, dict):
         return [("", "must be a JSON schema object", schema)]
+    if not _plain_json(schema):  # YAML also has dates, sets, binary, non-string keys and .inf
+        return [("", "must be plain JSON (strings as keys; no dates, binary, sets or .inf)", None)]
     problems = _structure_problems(schema)
     if problems:
         return problems
@@ -88,6 +90,14 @@ def schema_problems(schema: Any) -> list[Problem]:
     except BrokenSchema as error:
         return [("", str(error), None)]
     return []
+
+
+def _plain_json(schema: dict[str, Any]) -> bool:
+    """Whether the schema survives JSON unchanged: it is sent to model servers as JSON."""
+    try:
+        return json.loads(json.dumps(schema, allow_nan=False)) == schema
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def _structure_problems(schema: dict[str, Any]) -> list[Problem]:

@@ -225,6 +225,14 @@ def test_a_schema_the_host_cannot_check_safely_is_refused(ws, schema, field, wor
     assert f"tools/risky.yaml: {field}" in refusal and words in refusal
 
 
+@pytest.mark.parametrize("value", ["2020-01-01", ".inf", "!!binary aGk=", "!!set {a: null}"])
+def test_a_schema_holding_what_json_cannot_carry_is_refused(ws, value):
+    text = f"name: odd\ndescription: d\nparameters:\n  type: object\n  default: {value}\n"
+    refusal = ws.refused(add("tools/odd.yaml", text), add("tools/odd.py", TOOL_CODE),
+                         register("tool", "odd"))
+    assert "tools/odd.yaml: parameters: must be plain JSON" in refusal
+
+
 # --- item 4: what the model sends, against schemas that pass ---------------------------------
 
 NESTED = {"type": "object", "required": ["x"], "properties": {"c": {"$ref": "#/$defs/n"}}}
