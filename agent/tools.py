@@ -1,18 +1,19 @@
 """The tool registry: every tool the model may call (the harness's tools run in the Environment, plus
 the built-in `done`), each call checked against its JSON schema before dispatch, failures returned as
-structured ToolErrors the model reads. Budgets and skills/sub-agents live in budget.py and delegate.py."""
+structured ToolErrors the model reads. Budgets and skills/sub-agents live in budget.py and delegate.py;
+how a schema is checked (bounded, nothing fetched) is workspace/schemas.py's."""
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict
 
 from agent.environment import Environment, ExecResult
 from agent.model import ErrorKind
 from evoharness.errors import EvoError
+from workspace.schemas import ToolSchema
 from workspace.spec import ToolSpec
 
 
@@ -68,13 +69,13 @@ class ToolRegistry:
     """Name → (spec, handler). `call` never raises for a bad call: the model gets a ToolError."""
 
     def __init__(self) -> None:
-        self._tools: dict[str, tuple[ToolSpec, Handler, Draft202012Validator]] = {}
+        self._tools: dict[str, tuple[ToolSpec, Handler, ToolSchema]] = {}
 
     def add(self, spec: ToolSpec, handler: Handler) -> None:
         if spec.name in self._tools:
             raise EvoError("tool registered twice", field="tools", value=spec.name,
                            hint="built-in tools (done, load_skill, delegate) cannot be redefined")
-        self._tools[spec.name] = (spec, handler, Draft202012Validator(spec.parameters))
+        self._tools[spec.name] = (spec, handler, ToolSchema(spec.parameters))
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -96,17 +97,12 @@ class ToolRegistry:
         if name not in self._tools:
             return refused("permanent", f"unknown tool {name!r}",
                            f"use one of: {', '.join(self._tools)}")
-        spec, handler, validator = self._tools[name]
-        problems = [_describe(e) for e in validator.iter_errors(arguments)]
+        spec, handler, schema = self._tools[name]
+        problems = schema.problems(arguments)
         if problems:
             return refused("permanent", f"invalid arguments for {name}: " + "; ".join(problems),
                            f"call {name} with arguments matching {json.dumps(spec.parameters)}")
         return handler(arguments)
-
-
-def _describe(error: Any) -> str:
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
 
 
 def harness_tool(name: str, env: Environment, timeout: Callable[[], float]) -> Handler:

@@ -89,9 +89,9 @@ def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult) 
 
 
 def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: SandboxFactory,
-            deadline: float, base: dict) -> RolloutResult:
-    """One rollout: agent in a fresh sandbox under a watchdog, then the verifier."""
-    sink = ListSink()
+            deadline: float, base: dict, sink: ListSink) -> RolloutResult:
+    """One rollout: agent in a fresh sandbox under a watchdog, then the verifier; its events go to
+    `sink`, which the caller keeps if this raises."""
     sandbox = sandbox_factory(task, harness_dir=harness.root)
     try:
         guard = _Guarded(sandbox)
@@ -109,9 +109,11 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
                          verifier_tail=check.output_tail, events=list(sink.events))
 
 
-def _infra_error(base: dict, error: BaseException) -> RolloutResult:
+def _infra_error(base: dict, error: BaseException, sink: ListSink) -> RolloutResult:
+    """The rollout as far as it got: the exception, and every event recorded before it."""
     last = traceback.format_exception_only(type(error), error)[-1].strip()
-    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=f"exception: {last}")
+    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=f"exception: {last}",
+                         events=list(sink.events))
 
 
 def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tuple[Task, Split]],
@@ -134,13 +136,14 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
                     iteration=iteration, task_id=task.id, split=split, attempt=attempt,
                     harness_commit=harness_commit, started_at=time.time())
         start = time.monotonic()
+        sink = ListSink()
         try:
             client = model if hasattr(model, "chat") else model()
             base["model"] = getattr(client, "name", "")
             result = run_one(harness, client, task, sandbox_factory,
-                             _deadline(harness, task, rollout_timeout), base)
+                             _deadline(harness, task, rollout_timeout), base, sink)
         except Exception as error:  # one broken rollout is data, not the end of the run
-            result = _infra_error(base, error)
+            result = _infra_error(base, error, sink)
         result = result.model_copy(update={"duration_s": time.monotonic() - start})
         path = write_model(Path(out_dir) / f"{result.rollout_id}.json", result)
         if progress is not None:

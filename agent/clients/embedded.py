@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.clients.boundary import text_boundary
 from agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
 from agent.clients.wire import openai_messages, openai_reply, tool_payload
 from agent.model import Message, ModelError, ModelReply
@@ -48,6 +49,7 @@ class EmbeddedModel:
         self.weights = weights
         self.name = f"embedded:{weights.name}"
 
+    @text_boundary
     def chat(
         self,
         messages: list[Message],

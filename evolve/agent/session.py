@@ -3,7 +3,7 @@ outcome the iteration loop turns into a manifest. Saving the manifest is the loo
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import get_args
 
@@ -63,17 +63,19 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
                      db_path: Path, run_id: str, iteration: int, train_tasks: list[str],
                      max_changes: int, max_steps: int, sink: EventSink, scoreboard_md: str,
                      store: TraceStore | None = None, settings: Settings | None = None,
+                     forbidden: Iterable[str] = (),
                      clock: Callable[[], float] = time.monotonic) -> EvolveOutcome:
     """Let the evolve agent read the evidence and commit up to `max_changes` changes to `repo`.
 
     `store`, the loop's open TraceStore on `db_path`, is queried instead of opening the file again
-    (DuckDB refuses a second handle on it); `settings` (default DEFAULT_SETTINGS) chooses the action format; its max_steps is replaced."""
+    (DuckDB refuses a second handle on it); `settings` (default DEFAULT_SETTINGS) chooses the action format; its max_steps is replaced.
+    `forbidden` (the hidden tests' lines) is redacted from what the SQL tool shows."""
     if repo.is_dirty():
         raise EvoError("uncommitted changes in the workspace", file=repo.path,
                        hint="the evolve agent commits every change; clean the workspace first")
     changes = ChangeTool(repo, run_id=run_id, iteration=iteration, known_tasks=train_tasks,
                          max_changes=max_changes)
-    sql = SqlHandler(store or db_path)
+    sql = SqlHandler(store or db_path, forbidden)
     registry = _toolbox(repo.path, evidence_dir, sql, changes)
     settings = (settings or DEFAULT_SETTINGS).model_copy(update={"max_steps": max_steps})
     system = render_system_prompt(registry, settings, train_tasks, max_changes, scoreboard_md)

@@ -3,7 +3,7 @@ files, query the traces (train split only). Each is confined to its folder; chan
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -98,12 +98,14 @@ class SqlHandler:
     """The read-only SQL tool over the train split, opened on first use (a snapshot is not free)
     and closed by the session."""
 
-    spec = _spec("sql", "Run one read-only SQL query (DuckDB) on the traces: tables rollouts, "
-                 "events, changes, verdicts, iterations. Add a LIMIT.",
+    spec = _spec("sql", "Run one read-only SQL query (DuckDB) on the traces: tables rollouts "
+                 "(verifier_lines: the verifier's failing lines), events, changes, verdicts, "
+                 "iterations. Add a LIMIT.",
                  query={"type": "string", "description": "one SELECT statement"})
 
-    def __init__(self, db: Path | TraceStore) -> None:
+    def __init__(self, db: Path | TraceStore, forbidden: Iterable[str] = ()) -> None:
         self.db = db
+        self.forbidden = list(forbidden)  # the hidden tests' lines, redacted like the evidence
         self._tool: SqlTool | None = None
 
     def __call__(self, arguments: dict[str, Any]) -> ToolResult:
@@ -111,7 +113,7 @@ class SqlHandler:
 
     def _run(self, arguments: dict[str, Any]) -> str:
         if self._tool is None:
-            self._tool = SqlTool(self.db, restrict_to_split="train")
+            self._tool = SqlTool(self.db, restrict_to_split="train", forbidden=self.forbidden)
         return self._tool.run(arguments["query"]).text()
 
     def close(self) -> None:
