@@ -148,7 +148,7 @@ def evolve_harness(run: Run, iteration: int) -> Detail:
         evidence_dir=run.paths.evidence(iteration), db_path=run.paths.db, store=run.store,
         run_id=run.run_id, iteration=iteration, train_tasks=run.train_ids,
         max_changes=run.config.max_changes, max_steps=run.config.evolve_max_steps, sink=sink,
-        scoreboard_md=_scoreboard_markdown(run, iteration),
+        scoreboard_md=_scoreboard_markdown(run, iteration), forbidden=_test_file_lines(run),
     )
     write_atomic(run.paths.iteration_dir(iteration) / "evolve_trace.json",
                  json.dumps([e.model_dump(mode="json") for e in sink.events]))
