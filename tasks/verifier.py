@@ -45,7 +45,7 @@ def _keep_safe(member: tarfile.TarInfo, dest: str, refused: list[str]) -> tarfil
 
 def copy_artifacts(agent_app: Path, fresh_app: Path, paths: list[str]) -> list[str]:
     """Copy each artifact (a path relative to /app) from the agent's /app over a fresh one, as
-    Harbor does: through a tar read with the 'data' filter, so special files (FIFOs, devices),
+    Harbor does (a directory artifact replaces the directory): through a tar read with the 'data' filter, so special files (FIFOs, devices),
     links that leave the artifact and set-id bits never cross over. Returns what was refused."""
     refused: list[str] = []
     with tempfile.TemporaryFile() as buffer:  # as large as /app may be: the disk cap bounds it
@@ -56,10 +56,24 @@ def copy_artifacts(agent_app: Path, fresh_app: Path, paths: list[str]) -> list[s
                     refused.append(rel)
                 elif source.is_symlink() or source.exists():
                     archive.add(source, arcname=rel, recursive=True)  # links are not followed
+                    _clear(fresh_app / rel)
         buffer.seek(0)
         with tarfile.open(fileobj=buffer, mode="r") as archive:
             archive.extractall(fresh_app, filter=lambda m, d: _keep_safe(m, d, refused))
     return refused
+
+
+def _clear(path: Path) -> None:
+    """Make room for an artifact as Harbor does: a directory is emptied (its task files do not
+    come back), a file replaced."""
+    if path.is_dir() and not path.is_symlink():
+        for child in path.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+    elif path.is_symlink() or path.exists():
+        path.unlink()
 
 
 def _within(app: Path, rel: str) -> Path | None:
