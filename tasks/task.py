@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal, TypeVar
 
 import psutil
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from evoharness.errors import EvoError, ValidationFailed
 from tasks.results import Split
@@ -81,13 +81,13 @@ class EnvironmentConfig(_Section):
     storage_mb: int = Field(10240, ge=1)
     build_timeout_sec: float = Field(600.0, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
 
-    @model_validator(mode="after")
-    def _fits_this_machine(self) -> "EnvironmentConfig":
-        for name, most in _host_capacity().items():
-            if getattr(self, name) > most:
-                raise ValueError(f"{name} = {getattr(self, name)} is more than this machine has "
-                                 f"({most:g})")
-        return self
+    @field_validator("cpus", "memory_mb", "storage_mb")
+    @classmethod
+    def _fits_this_machine(cls, value: float, info: ValidationInfo) -> float:
+        most = _host_capacity()[info.field_name]
+        if value > most:
+            raise ValueError(f"more than this machine has ({most:g})")
+        return value
 
 
 def _artifact_source(entry: str | dict) -> str:
