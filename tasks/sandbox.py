@@ -69,6 +69,11 @@ def _env_args(env: dict[str, str]) -> list[str]:
     return [a for key, value in env.items() for a in ("--setenv", key, value)]
 
 
+def privileged() -> bool:
+    """Root: commands run as a fresh uid in a cgroup; otherwise in a user namespace as the user."""
+    return os.geteuid() == 0
+
+
 class BwrapSandbox:
     """One rollout's sandbox over a private copy of the task's files, used for many commands.
 
@@ -85,7 +90,7 @@ class BwrapSandbox:
         self.allow_internet = allow_internet
         self.slirp = require_slirp() if allow_internet else None
         self.limits = limits
-        self.root = os.geteuid() == 0
+        self.root = privileged()
         self.uid = random.randrange(10**6, 10**9) if self.root else os.getuid()
         self._chown(self.app_dir)
         self.private = Path(tempfile.mkdtemp(prefix="evo-box-"))  # the sandbox's own /etc files
@@ -139,10 +144,11 @@ class BwrapSandbox:
     def _argv(self, command: list[str], mounts: list[Mount], env: dict[str, str],
               network: UserNetwork | None) -> list[str]:
         python_dirs = sorted({sys.prefix, sys.base_prefix})
-        tmp_mb = min(self.limits.memory_mb, self.limits.storage_mb)
+        # /tmp is memory: half the sandbox's, as the kernel gives a tmpfs half the RAM, so a full
+        # /tmp leaves the processes room (the cgroup counts both).
+        tmp_mb = min(self.limits.memory_mb // 2, self.limits.storage_mb)
         # /tmp first: the Python and the mounts may live under the host's /tmp (a CI checkout),
-        # and a tmpfs mounted after them would hide them. Its size bounds it where no cgroup
-        # counts its pages.
+        # and a tmpfs mounted after them would hide them.
         args = ["bwrap", *_system_binds(self.etc), "--proc", "/proc", "--dev", "/dev",
                 "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
         for path in python_dirs:

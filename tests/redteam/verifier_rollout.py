@@ -38,13 +38,16 @@ def suite_task(name: str) -> Task:
 
 
 def user_task(tmp_path: Path, *, test_sh: str, toml: str = "", name: str = "user-task",
-              files: dict[str, str] | None = None) -> Task:
-    """A Harbor task like a user's: hello-world's files with this tests/test.sh, extra task.toml
-    lines appended, and extra files (relative to the task directory)."""
+              files: dict[str, str] | None = None, replace: dict[str, str] | None = None) -> Task:
+    """A Harbor task like a user's: hello-world's files with this tests/test.sh, task.toml with
+    `replace` done and `toml` appended, and extra files (relative to the task directory)."""
     root = Path(shutil.copytree(FIXTURES / "hello-world", tmp_path / name))
     (root / "tests" / "test.sh").write_text(test_sh)
-    if toml:
-        (root / "task.toml").write_text((root / "task.toml").read_text() + "\n" + toml)
+    text = (root / "task.toml").read_text()
+    for old, new in (replace or {}).items():
+        assert old in text, old
+        text = text.replace(old, new)
+    (root / "task.toml").write_text(text + "\n" + toml)
     for rel, text in (files or {}).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
