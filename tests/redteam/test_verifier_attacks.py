@@ -250,3 +250,16 @@ def test_the_judge_refuses_a_link_into_the_tests_in_a_shared_verifier(tmp_path):
     contained(result)
     assert "links under /app lead into the hidden tests" in result.verifier_tail
     assert "from pathlib import Path" not in result.verifier_tail
+
+
+def test_an_artifact_path_through_a_link_does_not_copy_host_files(tmp_path):
+    """artifacts = ["/app/out/hostname"] with the agent's /app/out -> /etc: followed on the host,
+    the copy would take the host's /etc/hostname into the verifier's sandbox."""
+    test_sh = '#!/bin/bash\ncat /app/out/hostname 2>&1; echo 0 > /logs/verifier/reward.txt\n'
+    task = user_task(tmp_path, test_sh=test_sh,
+                     replace={"[verifier]\n": '[verifier]\nenvironment_mode = "separate"\n',
+                              'version = "1.0"\n': 'version = "1.0"\nartifacts = ["/app/out/hostname"]\n'})
+    result, _ = attack(tmp_path, task, "ln -s /etc /app/out")
+    contained(result)
+    assert Path("/etc/hostname").read_text().strip() not in result.verifier_tail
+    assert "No such file" in result.verifier_tail and "artifact entries refused" in result.verifier_tail
