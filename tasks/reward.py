@@ -1,5 +1,5 @@
-"""Reading the reward file the verifier left in /logs/verifier, as the host: whatever code ran in the
-sandbox may have put there (a link, a FIFO, a directory, a huge or sparse file), it is opened
+"""Reading the reward file the verifier left in /logs/verifier, as the host: whatever code ran in
+the sandbox may have put there (a link, a FIFO, a directory, a huge or sparse file), it is opened
 without following links or blocking, read to a small bound, and its bytes never echoed."""
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def _read_bounded(directory_fd: int, name: str) -> bytes | None:
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise RewardUnreadable(f"{name} is a symbolic link, not a file") from None
-        raise RewardUnreadable(f"{name} cannot be opened ({errno.errorcode.get(error.errno)})") from None
+        reason = errno.errorcode.get(error.errno)
+        raise RewardUnreadable(f"{name} cannot be opened ({reason})") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -78,8 +78,8 @@ class BwrapSandbox:
     """One rollout's sandbox over a private copy of the task's files, used for many commands.
 
     As root the commands run as a fresh unprivileged uid (RLIMIT_NPROC does not apply to root,
-    and a per-sandbox uid makes the process limit and the files this sandbox's own) inside a
-    cgroup of their own. `handover` gives the same /app to a new identity (the verifier)."""
+    and a per-sandbox uid makes the process limit and the files this sandbox's own), each command
+    in a cgroup of its own. `handover` gives the same /app to a new identity (the verifier)."""
 
     def __init__(self, app_dir: Path, *, harness_dir: Path | None = None,
                  allow_internet: bool = False, limits: Limits = Limits(),
@@ -95,7 +95,6 @@ class BwrapSandbox:
         self._chown(self.app_dir)
         self.private = Path(tempfile.mkdtemp(prefix="evo-box-"))  # the sandbox's own /etc files
         self.etc = self._etc_files(agent_user)
-        self.cgroup = Cgroup.create(limits) if self.root else None
 
     @classmethod
     def for_task(cls, task: Task, *, harness_dir: Path | None = None,
@@ -172,13 +171,12 @@ class BwrapSandbox:
                            "--inh-caps=-all", "--", *command]
         return args + ["--unshare-user", "--", *command]
 
-    def _preexec(self):
+    def _preexec(self, cgroup: Cgroup | None):
         limits = rlimits(self.limits)
         nproc = self.limits.nproc
         if not self.root:
             # Without a private uid the count covers all of the user's processes.
             nproc += sum(1 for p in psutil.process_iter(["uids"]) if p.info["uids"].real == self.uid)
-        cgroup = self.cgroup
         cpus = None if cgroup is not None and cgroup.caps_cpu else cpu_set(self.limits.cpus)
 
         def apply() -> None:
@@ -218,31 +216,33 @@ class BwrapSandbox:
         """Run argv in /app. `env` adds variables (as environment, never as shell text)."""
         mounts = mounts or []
         network = UserNetwork(self.slirp, user_namespace=not self.root) if self.slirp else None
-        ooms = self.cgroup.oom_kills() if self.cgroup else 0
+        cgroup = Cgroup.create(self.limits) if self.root else None
         hooks = Hooks(env=BWRAP_ENV, watchdog=self._disk_watchdog(mounts),
                       pass_fds=network.child_fds if network else (),
                       started=network.attach if network else None)
         try:
             result = run_capped(self._argv(argv, mounts, env or {}, network), stdin=stdin,
-                                timeout=timeout, limits=self.limits, preexec=self._preexec(),
-                                hooks=hooks)
+                                timeout=timeout, limits=self.limits,
+                                preexec=self._preexec(cgroup), hooks=hooks)
+            out_of_memory = cgroup is not None and cgroup.oom_kills() > 0
         finally:
             if network is not None:
                 network.close()
+            if cgroup is not None:
+                cgroup.remove()  # kills what is left in it first
         self.kill_leftovers()
         if result.exit_reason == "exited" and result.output.startswith("bwrap: "):
             return result.model_copy(update={"exit_reason": "sandbox_error"})
-        if self.cgroup is not None and self.cgroup.oom_kills() > ooms:
+        if out_of_memory:
             return result.model_copy(update={"exit_reason": "memory_limit"})
         return result
 
     def kill_leftovers(self) -> int:
-        """Kill any process still running in this sandbox (its cgroup, its private uid); returns
-        how many. A command's PID namespace dies with it, but the kernel tears it down
-        asynchronously: this also waits for the last of a fork bomb's processes to go."""
+        """Kill any process still running as this sandbox's private uid; returns how many. A
+        command's PID namespace dies with it, but the kernel tears it down asynchronously: this
+        also waits for the last of a fork bomb's processes to go."""
         if not self.root:
-            return 0  # no private uid or cgroup; the PID namespace took them down
-        killed = self.cgroup.kill_all() if self.cgroup else 0
+            return 0  # no private uid; the PID namespace took them down
         found = [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == self.uid]
         for proc in found:
             try:
@@ -250,13 +250,11 @@ class BwrapSandbox:
             except psutil.NoSuchProcess:
                 pass
         psutil.wait_procs(found, timeout=5)
-        return killed + len(found)
+        return len(found)
 
     def close(self) -> None:
         """Kill what is left and delete the sandbox's files."""
         self.kill_leftovers()
-        if self.cgroup is not None:
-            self.cgroup.remove()
         if self.owns_app:
             shutil.rmtree(self.app_dir, ignore_errors=True)
         shutil.rmtree(self.private, ignore_errors=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.limits import Limits
+from tasks.limits import Cgroup, Limits
 from tasks.sandbox import BwrapSandbox
 
 from .verifier_rollout import attack, user_task
@@ -245,10 +245,19 @@ def test_without_internet_the_outside_server_is_unreachable(tmp_path, outside_se
 
 
 @needs_root
-def test_sandbox_cgroups_are_removed_on_close(tmp_path):
+def test_each_commands_cgroup_goes_with_it(tmp_path, monkeypatch):
+    made, create = [], Cgroup.create
+
+    def recording(limits):
+        made.append(create(limits))
+        return made[-1]
+    monkeypatch.setattr("tasks.sandbox.Cgroup.create", recording)
     box = BwrapSandbox(tmp_path, limits=Limits(memory_mb=128))
-    assert box.cgroup is not None, "as root on this machine a cgroup must be made"
-    dirs = list(box.cgroup.dirs.values())
-    box.exec("sleep 300 &", timeout=20)
-    box.close()
-    assert not any(d.exists() for d in dirs)
+    try:
+        box.exec("sleep 300 & echo started", timeout=20)
+    finally:
+        box.close()
+    [group] = made
+    assert group is not None, "as root on this machine a cgroup must be made"
+    assert not any(d.exists() for d in group.dirs.values())
+    assert (group.dirs["memory"] if not group.v2 else group.dirs["unified"]).parent.exists()
