@@ -11,7 +11,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal, TypeVar
 
 import psutil
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, ValidationInfo,
+                      field_validator, model_validator)
 
 from evoharness.errors import EvoError, ValidationFailed
 from tasks.results import Split
@@ -40,6 +41,17 @@ class VerifierConfig(_Section):
     environment_mode: Literal["shared", "separate"] = "shared"
     # Not Harbor's: the reward a rollout needs to count as a pass (Harbor's tasks give 1 or 0).
     pass_reward: float = Field(1.0, gt=0, le=1000, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _environment_implies_separate(cls, data: Any) -> Any:
+        # Harbor's rule: a [verifier.environment] table without a mode means "separate" (the
+        # table's own settings are not used here: the fresh sandbox is the task's environment).
+        if isinstance(data, dict) and "environment" in data:
+            if data.get("environment_mode", "separate") != "separate":
+                raise ValueError("[verifier.environment] needs environment_mode = \"separate\"")
+            data = {**data, "environment_mode": "separate"}
+        return data
 
     @field_validator("env")
     @classmethod
