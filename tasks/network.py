@@ -74,7 +74,10 @@ class UserNetwork:
         """After bwrap started: start slirp4netns in its namespace, then let the command run."""
         self._close(self.info_w, self.block_r)  # bwrap holds them now
         deadline = time.monotonic() + ATTACH_SECONDS
-        pid = int(_read_json(self.info_r, deadline)["child-pid"])
+        try:
+            pid = int(_read_json(self.info_r, deadline)["child-pid"])
+        except (KeyError, TypeError, ValueError):
+            raise OSError("bubblewrap reported no namespace pid") from None
         ready_r, ready_w = os.pipe()
         argv = [self.slirp, "--configure", "--mtu", SLIRP_MTU, "--disable-host-loopback",
                 "--enable-sandbox", "--exit-fd", str(self.exit_r), "--ready-fd", str(ready_w)]

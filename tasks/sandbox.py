@@ -93,7 +93,7 @@ class BwrapSandbox:
         self.root = privileged()
         self.uid = random.randrange(10**6, 10**9) if self.root else os.getuid()
         self._chown(self.app_dir)
-        self.private = Path(tempfile.mkdtemp(prefix="evo-box-"))  # the sandbox's own /etc files
+        self.private: Path | None = None  # a directory for the sandbox's own /etc files
         self.etc = self._etc_files(agent_user)
 
     @classmethod
@@ -112,19 +112,22 @@ class BwrapSandbox:
                             owns_app=Path(app_dir) != self.app_dir)
 
     def _etc_files(self, agent_user: str | int | None) -> dict[str, Path]:
-        files: dict[str, Path] = {}
+        texts: dict[str, str] = {}
         if agent_user is not None:  # Harbor's agent.user: the name the agent sees for its uid
             name = agent_user if isinstance(agent_user, str) else f"agent{agent_user}"
-            for table, line in (("passwd", f"{name}:x:{self.uid}:{self.uid}::/tmp:/bin/bash\n"),
-                                ("group", f"{name}:x:{self.uid}:\n")):
-                files[table] = self.private / table
-                files[table].write_text(line + Path(f"/etc/{table}").read_text())
+            texts["passwd"] = f"{name}:x:{self.uid}:{self.uid}::/tmp:/bin/bash\n"
+            texts["group"] = f"{name}:x:{self.uid}:\n"
+            texts = {table: line + Path(f"/etc/{table}").read_text() for table, line in texts.items()}
         if self.allow_internet:
-            files["resolv.conf"] = self.private / "resolv.conf"
-            files["resolv.conf"].write_text(f"nameserver {DNS}\n")
-        for path in files.values():
-            path.chmod(0o644)
+            texts["resolv.conf"] = f"nameserver {DNS}\n"
+        if not texts:
+            return {}
+        self.private = Path(tempfile.mkdtemp(prefix="evo-box-"))
         self.private.chmod(0o755)
+        files = {name: self.private / name for name in texts}
+        for name, path in files.items():
+            path.write_text(texts[name])
+            path.chmod(0o644)
         return files
 
     def _chown(self, path: Path) -> None:
@@ -257,7 +260,8 @@ class BwrapSandbox:
         self.kill_leftovers()
         if self.owns_app:
             shutil.rmtree(self.app_dir, ignore_errors=True)
-        shutil.rmtree(self.private, ignore_errors=True)
+        if self.private is not None:
+            shutil.rmtree(self.private, ignore_errors=True)
 
 
 def task_limits(task: Task) -> Limits:

@@ -184,7 +184,7 @@ def test_internet_does_not_open_the_hosts_loopback_or_abstract_sockets(tmp_path,
     result, [_, out] = attack(tmp_path, task, "cat /proc/net/dev", probe)
     assert "reached" not in out and out.count("blocked") == 3, out
     assert seen == []
-    assert result.outcome.value == "pass"
+    assert result.outcome.value == "pass", (result.exit_reason, result.verifier_tail[-500:])
 
 
 @pytest.fixture
