@@ -9,6 +9,7 @@ import select
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 from evoharness.errors import EvoError
 
@@ -42,6 +43,16 @@ def _read_json(fd: int, deadline: float) -> dict:
         except ValueError:
             continue
     raise OSError("bubblewrap did not report its namespace")
+
+
+def _wait_for_loopback(pid: int, deadline: float) -> None:
+    """Until bwrap has configured the namespace's loopback (127.0.0.1 on a lo that is up: its
+    local route exists). bwrap reports the namespace before it does that, and slirp4netns
+    configuring the same namespace at the same time makes bwrap's setup fail."""
+    while b"127.0.0.1" not in Path(f"/proc/{pid}/net/fib_trie").read_bytes():
+        if time.monotonic() > deadline:
+            raise OSError("bubblewrap never brought the sandbox's loopback up")
+        time.sleep(0.002)
 
 
 class UserNetwork:
@@ -78,6 +89,7 @@ class UserNetwork:
             pid = int(_read_json(self.info_r, deadline)["child-pid"])
         except (KeyError, TypeError, ValueError):
             raise OSError("bubblewrap reported no namespace pid") from None
+        _wait_for_loopback(pid, deadline)
         ready_r, ready_w = os.pipe()
         argv = [self.slirp, "--configure", "--mtu", SLIRP_MTU, "--disable-host-loopback",
                 "--enable-sandbox", "--exit-fd", str(self.exit_r), "--ready-fd", str(ready_w)]

@@ -44,9 +44,10 @@ def _keep_safe(member: tarfile.TarInfo, dest: str, refused: list[str]) -> tarfil
 
 
 def copy_artifacts(agent_app: Path, fresh_app: Path, paths: list[str]) -> list[str]:
-    """Copy each artifact (a path relative to /app) from the agent's /app over a fresh one, as
-    Harbor does (a directory artifact replaces the directory): through a tar read with the 'data' filter, so special files (FIFOs, devices),
-    links that leave the artifact and set-id bits never cross over. Returns what was refused."""
+    """Copy each artifact (a path relative to /app) from the agent's /app over a fresh one as
+    Harbor does: a directory artifact replaces the directory, and everything goes through a tar
+    read with the 'data' filter, so special files (FIFOs, devices), links that leave the artifact
+    and set-id bits never cross over. Returns what was refused."""
     refused: list[str] = []
     with tempfile.TemporaryFile() as buffer:  # as large as /app may be: the disk cap bounds it
         with tarfile.open(fileobj=buffer, mode="w") as archive:
