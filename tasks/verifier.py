@@ -95,7 +95,11 @@ def verifier_sandbox(task: Task, sandbox: BwrapSandbox) -> tuple[BwrapSandbox, s
         return sandbox.handover(sandbox.app_dir), ""
     sandbox.kill_leftovers()
     fresh = copy_task_files(task)
-    refused = copy_artifacts(sandbox.app_dir, fresh, task.config.artifact_paths)
+    try:
+        refused = copy_artifacts(sandbox.app_dir, fresh, task.config.artifact_paths)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
     note = f"[{len(refused)} artifact entries refused (special files or links leaving it)]" \
         if refused else ""
     return sandbox.handover(fresh), note
