@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,23 @@ def test_an_artifact_path_through_a_link_does_not_copy_host_files(tmp_path):
     contained(result)
     assert Path("/etc/hostname").read_text().strip() not in result.verifier_tail
     assert "No such file" in result.verifier_tail and "artifact entries refused" in result.verifier_tail
+
+
+def test_without_a_nested_sandbox_the_judge_still_writes_the_reward(tmp_path):
+    """Where user namespaces are refused (Docker under Harbor) the judge runs agent code as plain
+    children, simulated here with a PATH that has no bwrap. The script then sees /tests, and could
+    kill the judge (same uid) and leave its own reward: the README states both limits. What still
+    holds: the reward it writes and the writer it leaves running are gone before the judge's."""
+    root = Path(shutil.copytree(suite_task("greet-script").root, tmp_path / "plain"))
+    tools = root / "tests" / "bin"
+    tools.mkdir()
+    for tool in ("bash", "mkdir", "ls", "tr", "sleep", "setpriv"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    (root / "task.toml").write_text((root / "task.toml").read_text() + (
+        f'\n[verifier.env]\nPATH = "/tests/bin:{Path(sys.executable).parent}"\n'))
+    forger = FORGER.replace("kill -9 $PPID 1 2>/dev/null; ", "").replace(
+        "done) &", "done) >/dev/null 2>&1 &")  # a writer that outlives the script, detached
+    result, _ = attack(tmp_path, load_task(root),
+                       f"cat > /app/greet.sh <<'EOF'\n#!/bin/bash\n{forger}\nEOF\nchmod +x /app/greet.sh")
+    contained(result)
+    assert "seen:bin,judge.py,test.sh,test_outputs.py," in result.verifier_tail

@@ -6,7 +6,9 @@ modules, git on its repository) only in child processes through `agent_run` / `a
 nested bubblewrap sandbox that hides /tests and /logs where the machine allows one, else as plain
 children. No child can reach this process (it is not dumpable, so not traceable, and a nested
 child is in another PID namespace), and it writes the reward itself, last, after killing every
-process the tests started. So agent code can neither forge the reward nor, nested, read the tests.
+process the tests started. So nested agent code can neither forge the reward nor read the tests.
+A plain child (no nesting possible) can read the tests, and can kill this process and leave a
+reward file of its own: only a separate uid would stop that.
 """
 from __future__ import annotations
 
