@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Fresh-machine setup: system packages (bubblewrap for the sandbox, git, chromium for the report
-# test), a virtual environment in .venv, evoharness with the test tools and the embedded models.
+# Fresh-machine setup: system packages (bubblewrap for the sandbox, slirp4netns for tasks that
+# allow internet, iproute2 for the network tests, git, chromium for the report test), a virtual
+# environment in .venv, evoharness with the test tools and the embedded models.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 need_apt=()
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v slirp4netns >/dev/null || need_apt+=(slirp4netns)
+command -v ip >/dev/null || need_apt+=(iproute2)
 command -v git >/dev/null || need_apt+=(git)
 command -v chromium >/dev/null || need_apt+=(chromium)
 if ((${#need_apt[@]})); then

@@ -16,7 +16,8 @@ class ExecResult(BaseModel):
     timed_out: bool = False
     truncated: bool = False
     duration_ms: float = 0.0
-    exit_reason: str = "exited"  # exited | timeout | killed | output_cap | sandbox_error
+    # exited | timeout | killed | output_cap | memory_limit | disk_limit | sandbox_error
+    exit_reason: str = "exited"
 
 
 class Environment(Protocol):

@@ -2,12 +2,17 @@
 pydantic models, and the suite (suite.toml's train/held-out split). Running a task is sandbox.py's."""
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import tempfile
 import tomllib
-from pathlib import Path
-from typing import Any, TypeVar
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import psutil
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, ValidationInfo,
+                      field_validator, model_validator)
 
 from evoharness.errors import EvoError, ValidationFailed
 from tasks.results import Split
@@ -24,23 +29,81 @@ class TaskMetadata(_Section):
     tags: list[str] = Field(default_factory=list)
 
 
+# Finite numbers only (no inf or nan): a timeout of 1e308 would hang a worker forever, and an
+# infinite pass_reward would fail every rollout. A day bounds any phase.
+MAX_TIMEOUT_SEC = 86_400.0
+
+
 class VerifierConfig(_Section):
-    timeout_sec: float = Field(120.0, gt=0)
-    env: dict[str, str] = Field(default_factory=dict)
+    timeout_sec: float = Field(120.0, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
+    env: dict[str, str] = Field(default_factory=dict)  # given as environment, never shell text
+    # Harbor's: "separate" runs the tests in a fresh sandbox that gets only the declared artifacts.
+    environment_mode: Literal["shared", "separate"] = "shared"
     # Not Harbor's: the reward a rollout needs to count as a pass (Harbor's tasks give 1 or 0).
-    pass_reward: float = Field(1.0, gt=0)
+    pass_reward: float = Field(1.0, gt=0, le=1000, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _environment_implies_separate(cls, data: Any) -> Any:
+        # Harbor's rule: a [verifier.environment] table without a mode means "separate" (the
+        # table's own settings are not used here: the fresh sandbox is the task's environment).
+        if isinstance(data, dict) and "environment" in data:
+            if data.get("environment_mode", "separate") != "separate":
+                raise ValueError("[verifier.environment] needs environment_mode = \"separate\"")
+            data = {**data, "environment_mode": "separate"}
+        return data
+
+    @field_validator("env")
+    @classmethod
+    def _names_are_variables(cls, env: dict[str, str]) -> dict[str, str]:
+        bad = [k for k in env if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
+        if bad:
+            raise ValueError(f"not an environment variable name: {bad[0]!r}")
+        if any("\0" in v for v in env.values()):
+            raise ValueError("a value holds a NUL byte")
+        return env
 
 
 class AgentConfig(_Section):
-    timeout_sec: float = Field(600.0, gt=0)
+    timeout_sec: float = Field(600.0, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
+    # Harbor's: the user the agent's commands run as. The sandbox never runs them as root.
+    user: str | int | None = None
+
+    @field_validator("user")
+    @classmethod
+    def _not_root(cls, user: str | int | None) -> str | int | None:
+        if user is not None and str(user).split(":")[0] in ("0", "root"):
+            raise ValueError("the sandbox never runs the agent as root; name a non-root user")
+        if isinstance(user, str) and not re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}", user):
+            raise ValueError("not a user name (lower-case letters, digits, _ and -)")
+        return user
+
+
+def _host_capacity() -> dict[str, float]:
+    """What this machine can give one sandbox: all its memory, CPUs and temp-disk space."""
+    return {"memory_mb": psutil.virtual_memory().total >> 20,
+            "cpus": len(os.sched_getaffinity(0)),
+            "storage_mb": shutil.disk_usage(tempfile.gettempdir()).total >> 20}
 
 
 class EnvironmentConfig(_Section):
     allow_internet: bool = False
-    cpus: int = Field(1, gt=0)
-    memory_mb: int = Field(2048, gt=0)
-    storage_mb: int = Field(10240, gt=0)
-    build_timeout_sec: float = Field(600.0, gt=0)
+    cpus: float = Field(1, gt=0, allow_inf_nan=False)
+    memory_mb: int = Field(2048, ge=16)
+    storage_mb: int = Field(10240, ge=1)
+    build_timeout_sec: float = Field(600.0, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
+
+    @field_validator("cpus", "memory_mb", "storage_mb")
+    @classmethod
+    def _fits_this_machine(cls, value: float, info: ValidationInfo) -> float:
+        most = _host_capacity()[info.field_name]
+        if value > most:
+            raise ValueError(f"more than this machine has ({most:g})")
+        return value
+
+
+def _artifact_source(entry: str | dict) -> str:
+    return entry if isinstance(entry, str) else str(entry.get("source", ""))
 
 
 class TaskConfig(_Section):
@@ -51,6 +114,24 @@ class TaskConfig(_Section):
     verifier: VerifierConfig = Field(default_factory=VerifierConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
+    # Harbor's: paths copied from the agent's sandbox into a separate verifier's fresh one.
+    artifacts: list[str | dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator("artifacts")
+    @classmethod
+    def _artifacts_under_app(cls, entries: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
+        for entry in entries:
+            path = PurePosixPath(_artifact_source(entry))
+            if not (path == PurePosixPath("/app") or PurePosixPath("/app") in path.parents) \
+                    or ".." in path.parts:
+                raise ValueError(f"artifact {str(path)!r} is not under /app, the only place the "
+                                 "local sandbox lets the agent write")
+        return entries
+
+    @property
+    def artifact_paths(self) -> list[str]:
+        """Each artifact as a path relative to /app ("." for all of /app)."""
+        return [str(PurePosixPath(_artifact_source(e)).relative_to("/app")) for e in self.artifacts]
 
 
 class Task(BaseModel):
