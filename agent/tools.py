@@ -117,12 +117,21 @@ def harness_tool(name: str, env: Environment, timeout: Callable[[], float]) -> H
     return run
 
 
+# The sandbox's resource limits (tasks/limits.py), as the model reads them.
+_LIMITS = {"memory_limit": "it used more memory than the task allows",
+           "disk_limit": "its files grew past the task's disk limit"}
+
+
 def from_exec(result: ExecResult, timeout: float) -> ToolResult:
     """A nonzero exit is ordinary output (the tool reports it); only the sandbox's verdicts are errors."""
     if result.exit_reason == "sandbox_error":
         return ToolResult(output=result.output, exit_code=result.exit_code, error=ToolError(
             kind="unavailable", message="the sandbox failed to run the tool",
             suggestion="finish with done and report the problem; retrying will not help"))
+    if result.exit_reason in _LIMITS:
+        return ToolResult(output=result.output, exit_code=result.exit_code, error=ToolError(
+            kind="permanent", message=f"the command was stopped: {_LIMITS[result.exit_reason]}",
+            suggestion="use less: stream or split the data, delete what is no longer needed"))
     if result.timed_out or result.exit_reason in ("timeout", "killed"):
         return ToolResult(output=result.output, exit_code=result.exit_code, error=ToolError(
             kind="transient", message=f"the tool was stopped ({result.exit_reason}) after {timeout:g}s",
