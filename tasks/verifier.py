@@ -9,7 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from tasks.sandbox import BwrapSandbox, Mount
+from tasks.sandbox import Mount
+from tasks.sandboxes import Sandbox
 from tasks.task import Task
 
 TAIL_LINES = 40
@@ -45,7 +46,7 @@ def _tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def verify(task: Task, sandbox: BwrapSandbox) -> VerifierResult:
+def verify(task: Task, sandbox: Sandbox) -> VerifierResult:
     """Run tests/test.sh (tests at /tests, writable /logs/verifier) within the verifier timeout.
     A timeout or a missing reward file is a fail with reward 0. Nothing the agent started can
     interfere: each sandbox command's processes are reaped before it returns."""
