@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from evoharness.errors import EvoError
 
 from .schema import TABLES
-from .store import TraceStore
+from .store import READ_WAIT_S, TraceStore, connect
 
 # No file, extension or network access, and queries cannot switch that back on.
 LOCKED = {"enable_external_access": False, "lock_configuration": True}
@@ -128,8 +128,8 @@ def _fetch(con: duckdb.DuckDBPyConnection, query: str, max_rows: int) -> SqlResu
 
 def _open_locked(path: Path) -> duckdb.DuckDBPyConnection:
     TraceStore(path, read_only=True).close()  # the version check and its clear errors
-    try:
-        return duckdb.connect(str(path), read_only=True, config=LOCKED)
+    try:  # waits, like every reader, while a running evolve writes
+        return connect(path, read_only=True, wait_s=READ_WAIT_S, config=LOCKED)
     except duckdb.Error as error:
         raise SqlError(f"cannot open the trace database read-only: {error}", file=path,
                        hint="Pass the open TraceStore if this process already holds it") from error
