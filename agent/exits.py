@@ -14,7 +14,7 @@ class ExitReason(StrEnum):
     TOKEN_BUDGET = "token_budget"
     WALL_TIME = "wall_time"
     TOOL_BUDGET = "tool_budget"  # the model asked again for a tool whose budget is spent
-    MODEL_UNAVAILABLE = "model_unavailable"  # the server could not be reached: not the harness's fault
+    MODEL_UNAVAILABLE = "model_unavailable"  # the server was unreachable: not the harness's fault
     MODEL_ERROR = "model_error"
     ROLLOUT_TIMEOUT = "rollout_timeout"  # the runner's watchdog stopped the agent
     SANDBOX_ERROR = "sandbox_error"

@@ -1,6 +1,6 @@
-"""The seven phases of one iteration, each a function of (run, iteration) that is safe to run again
-after a crash and returns its typed result: EVAL → INGEST → ATTRIBUTE → REVERT → DISTILL → EVOLVE →
-COMMIT. Each connects stages; the records are the run ledger's, the order and stop rules loop.py's,
+"""The seven phases of one iteration, each a function of (run, iteration) that is safe to run
+again after a crash and returns its typed result: EVAL → INGEST → ATTRIBUTE → REVERT → DISTILL →
+EVOLVE → COMMIT. Each connects stages; the records are the run ledger's, the order and stop rules loop.py's,
 putting the workspace right before a phase recovery.py's."""
 from __future__ import annotations
 
@@ -101,7 +101,8 @@ def attribute_changes(run: Run, iteration: int) -> AttributeResult:
         before_iteration=before_it, extra_rollouts={t: run.config.extra_rollouts for t in extra})]
     run.ledger.record_judgements(judgements)
     return AttributeResult(changes=len(changes), before_iteration=before_it, borderline=extra,
-                           placebos=placebos, decisions={j.change_id: j.decision for j in judgements})
+                           placebos=placebos,
+                           decisions={j.change_id: j.decision for j in judgements})
 
 
 def revert_rejected(run: Run, iteration: int) -> RevertResult:

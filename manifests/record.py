@@ -40,7 +40,7 @@ class ChangeRecord(BaseModel):
 
     @property
     def reason(self) -> str:
-        """Why the decision: the revert's reason when something other than the verdict reverted it."""
+        """Why the decision: the revert's reason when something but the verdict reverted it."""
         revert, judgement = self.revert, self.judgement
         if revert is not None and (revert.manual or revert.cascaded_from or judgement is None):
             return revert.reason

@@ -41,7 +41,7 @@ def make_model(spec: str = "embedded") -> Model:
 
 def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
     """(kind, name, url) of a spec without connecting to anything, so a run's config can be
-    checked when it is created; an unknown spec (or a missing script) is an EvoError naming `field`."""
+    checked when it is created; an unknown spec (or missing script) is an EvoError naming `field`."""
     spec = spec.strip()
     if spec in ("embedded", "embedded-small"):
         return spec, spec, ""

@@ -159,7 +159,7 @@ def _action(reply: ScriptReply, instruction: str) -> tuple[str | None, dict[str,
 
 
 def script_file(source: str) -> Path | None:
-    """The script a `scripted:` spec names: a built-in policy or an existing file; None if neither."""
+    """The script a `scripted:` spec names (a built-in policy or an existing file), else None."""
     builtin = BUILTIN_DIR / f"{source}.yaml"
     if re.fullmatch(r"[a-z0-9-]+", source) and builtin.is_file():
         return builtin

@@ -15,6 +15,7 @@ app = typer.Typer(
     name="evoharness",
     help="Evolve a coding agent's harness overnight, with pre-registered predictions.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: rendering it with rich costs more than the CLI's start
     pretty_exceptions_enable=False,
     add_completion=False,
 )

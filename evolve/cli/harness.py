@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def register(app: typer.Typer) -> None:
     """Add the `harness` sub-app to the main app."""
     harness_app = typer.Typer(help="Inspect and validate harness directories.",
-                              no_args_is_help=True)
+                              no_args_is_help=True, rich_markup_mode=None)
     harness_app.command("check")(check)
     app.add_typer(harness_app, name="harness")
 

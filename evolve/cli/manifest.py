@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from manifests.record import ChangeRecord
 
 manifest_app = typer.Typer(help="Change manifests: what each change predicted and what happened.",
-                           no_args_is_help=True)
+                           no_args_is_help=True, rich_markup_mode=None)
 RUN = typer.Argument(..., help="The run directory (holds workspace/, manifests/, ledger/).")
 
 

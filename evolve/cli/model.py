@@ -9,7 +9,7 @@ import typer
 from agent.clients import SPEC_FORMS
 
 model_app = typer.Typer(help="The embedded model's weights, and a one-shot chat for any model.",
-                        no_args_is_help=True)
+                        no_args_is_help=True, rich_markup_mode=None)
 
 
 @model_app.command()

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
     from tasks.check import CheckResult
 
-tasks_app = typer.Typer(help="Inspect and prove task suites.", no_args_is_help=True)
+tasks_app = typer.Typer(help="Inspect and prove task suites.", no_args_is_help=True,
+                        rich_markup_mode=None)
 
 
 def _items(path: Path):

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from traces.sql_tool import SqlResult
 
 traces_app = typer.Typer(help="Query and export a run's trace database (RUN/traces.duckdb).",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 
 
 @traces_app.command()

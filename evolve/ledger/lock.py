@@ -53,7 +53,7 @@ class RunLock:
 
 
 def holder(path: Path) -> str | None:
-    """Who holds the run lock ("evoharness evolve (pid 123, since ...)"), or None when nobody does."""
+    """Who holds the run lock ("evoharness evolve (pid 123, since ...)"), or None if nobody."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:

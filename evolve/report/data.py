@@ -141,7 +141,8 @@ def _change_row(record: ChangeRecord, repo: HarnessRepo) -> ChangeRow:
     sha = repo.commit_info(change.commit).sha
     return ChangeRow(
         iteration=record.iteration, change_id=change.id,
-        judged_in=judgement.iteration if judgement else record.iteration + 1, component=change.component, commit=sha,
+        judged_in=judgement.iteration if judgement else record.iteration + 1,
+        component=change.component, commit=sha,
         targeted_fix=change.targeted_fix, root_cause=change.root_cause,
         prediction=_prediction_text(change),
         confirmed=judgement.confirmed_fixes if judgement else [],

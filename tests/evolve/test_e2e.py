@@ -7,9 +7,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from debugger.analyst import SYSTEM as ANALYST_SYSTEM
 from evolve.cli import app
 from evolve.config import RunConfig, StopRules
-from evolve.ledger import PHASE_ORDER, Phase, RunLedger
+from evolve.ledger import PHASE_ORDER, Phase
 from evolve.loop import evolve
 from evolve.report.data import collect
 from evolve.run import init_run, open_run, read_run
@@ -171,3 +172,26 @@ def test_every_reader_agrees_with_the_loops_verdicts_across_a_run_with_reverts(
     # overview.md shows real scores once a change has been judged
     overview = (run_dir / "iterations/it001/evidence/overview.md").read_text()
     assert "| run | 100.0% | 100.0% |" in overview and NOTHING_JUDGED not in overview
+
+
+def test_the_analyst_adds_root_causes_when_the_run_asks_for_it(tmp_path: Path) -> None:
+    """`init --analyst` turns it on; DISTILL then asks the evolve model about each failing task."""
+    model = write_script(tmp_path / "s.yaml", [
+        {"when": {"system_has": [ANALYST_SYSTEM[:40]]},
+         "replies": [{"text": "Root cause: the prompt never says to run the RUN line."}]},
+    ])  # no rule for the code agent: it calls done at once, so every task fails
+    made = CliRunner().invoke(app, ["init", str(tmp_path / "run"), "--tasks", str(SUITE),
+                                    "--model", model, "-k", "1", "--iterations", "0",
+                                    "--analyst"])
+    assert made.exit_code == 0, made.output
+    run_dir = tmp_path / "run"
+
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    evidence = run_dir / "iterations/it000/evidence"
+    for task in TRAIN:
+        assert ("## Analyst\n\nRoot cause: the prompt never says to run the RUN line."
+                in (evidence / "tasks" / f"{task}.md").read_text())
+    assert "analyst: root causes for 2 failing tasks" in (evidence / "overview.md").read_text()
+    distilled = read_run(run_dir)[1].phase(0, Phase.DISTILL).result
+    assert distilled.analyst_failed == []
