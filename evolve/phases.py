@@ -63,11 +63,11 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Eval
         rollout_timeout=run.config.rollout_timeout, skip=done,
         sandbox_factory=_sandbox_factory(run), progress=seen,
     )
-    unserved = _set_aside(out_dir, unserved_ids)
+    unserved = _set_aside(out_dir, run.paths.unserved(iteration), unserved_ids)
     if unserved:
         raise ModelServerDown(
             f"the model server did not answer in {len(unserved)} of {len(paths)} rollouts "
-            f"(kept in {out_dir / 'unserved'})",
+            f"(kept in {run.paths.unserved(iteration)})",
             field="model", value=run.config.model,
             hint=f"start the server, then `evoharness evolve {run.paths.root} --resume`; "
                  "stored rollouts are not run again",
@@ -187,11 +187,11 @@ def _sandbox_factory(run: Run) -> SandboxFactory:
     return require_sandbox(run.config.unsafe_no_sandbox)
 
 
-def _set_aside(out_dir: Path, rollout_ids: list[str]) -> list[Path]:
-    """Move rollouts out of the ingest folder (kept, never deleted) so a resume runs them again."""
+def _set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:
+    """Move rollouts out of the ingest folder into `aside` so a resume runs them again."""
     moved = []
     for rollout in rollout_ids:
-        target = out_dir / "unserved" / f"{rollout}.{int(time.time() * 1000)}.json"
+        target = aside / f"{rollout}.{int(time.time() * 1000)}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         (out_dir / f"{rollout}.json").rename(target)
         moved.append(target)

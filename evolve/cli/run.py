@@ -147,12 +147,8 @@ def _status_table(run_dir: Path, console: Console) -> None:
         table.add_row(str(row["iteration"]), _pct(row["pass_rate_train"]),
                       _pct(row["pass_rate_heldout"]), str(row["rollouts"]),
                       str(row["infra_errors"]), f"{row['tokens']:,}", str(row["changes"]),
-                      _count(row["kept"]), _count(row["reverted"]))
+                      str(row["kept"]), str(row["reverted"]))
     console.print(table)
-
-
-def _count(value: int | None) -> str:
-    return "?" if value is None else str(value)
 
 
 def _pct(value: float | None) -> str:

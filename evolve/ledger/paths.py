@@ -79,6 +79,11 @@ class RunPaths(BaseModel):
         moved to quarantine/, rollouts the model server missed to unserved/)."""
         return self.iteration_dir(iteration) / "rollouts"
 
+    def unserved(self, iteration: int) -> Path:
+        """Rollouts the model server did not answer, moved out of the ingest folder (kept, never
+        deleted) so that a resume runs them again."""
+        return self.rollouts(iteration) / "unserved"
+
     def all_rollout_dirs(self) -> list[Path]:
         return sorted((self.root / "iterations").glob("it*/rollouts"))
 
