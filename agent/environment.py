@@ -7,6 +7,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from agent.exits import CommandExit
+
 
 class ExecResult(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -16,8 +18,7 @@ class ExecResult(BaseModel):
     timed_out: bool = False
     truncated: bool = False
     duration_ms: float = 0.0
-    # exited | timeout | killed | output_cap | memory_limit | disk_limit | sandbox_error
-    exit_reason: str = "exited"
+    exit_reason: CommandExit = CommandExit.EXITED
 
 
 class Environment(Protocol):

@@ -1,5 +1,5 @@
-"""A run's configuration (run.yaml) and its paths: the one explicit object that carries where
-everything lives, so no stage reads global state."""
+"""A run's configuration (run.yaml): models, k, workers, stop rules. Where everything lives is the
+run ledger's RunPaths."""
 from __future__ import annotations
 
 import re
@@ -12,8 +12,7 @@ from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
 
-CONFIG_FILE = "run.yaml"
-
+from .ledger.paths import RunPaths
 
 class StopRules(BaseModel):
     """Enforced in code by the loop, checked after every iteration."""
@@ -42,7 +41,8 @@ class RunConfig(BaseModel):
     extra_rollouts: int = Field(2, ge=0, description="targeted re-runs of borderline tasks")
     max_changes: int = Field(3, ge=1, description="changes the evolve agent may make per iteration")
     evolve_max_steps: int = Field(24, ge=1)
-    analyst: bool = False
+    analyst: bool = Field(False, description="an LLM pass (the evolve model) adds a root "
+                          "cause to each failing task's evidence")
     unsafe_no_sandbox: bool = False
     stop: StopRules = Field(default_factory=StopRules)
 
@@ -66,41 +66,6 @@ class RunConfig(BaseModel):
     @property
     def evolve_model_spec(self) -> str:
         return self.evolve_model or self.model
-
-
-class RunPaths(BaseModel):
-    """Where a run keeps things; every command derives them from the run directory alone."""
-
-    model_config = ConfigDict(frozen=True)
-
-    root: Path
-
-    @property
-    def config(self) -> Path:
-        return self.root / CONFIG_FILE
-
-    @property
-    def workspace(self) -> Path:
-        return self.root / "workspace"
-
-    @property
-    def db(self) -> Path:
-        return self.root / "traces.duckdb"
-
-    @property
-    def manifests(self) -> Path:
-        return self.root / "manifests"
-
-    def iteration_dir(self, iteration: int) -> Path:
-        return self.root / "iterations" / f"it{iteration:03d}"
-
-    def rollouts(self, iteration: int) -> Path:
-        """Rollout trace files, written by the runner and ingested into the store."""
-        return self.iteration_dir(iteration) / "rollouts"
-
-    def evidence(self, iteration: int) -> Path:
-        """The layered evidence the evolve agent reads (overview.md at the top)."""
-        return self.iteration_dir(iteration) / "evidence"
 
 
 def save_config(paths: RunPaths, config: RunConfig) -> None:

@@ -1,5 +1,6 @@
-"""An open run: its config, paths, trace store, harness repository and task suite in one object
-that every phase receives (no global state). Creating a run (`init`) lives here too."""
+"""An open run: its config, paths, ledger (records and trace store), harness repository and task
+suite in one object that every phase receives (no global state). Opening a run to change it takes
+the run lock; creating a run (`init`) lives here too."""
 from __future__ import annotations
 
 import time
@@ -8,19 +9,20 @@ from functools import cached_property
 from pathlib import Path
 
 from evoharness.errors import EvoError
-from tasks.task import Suite, Task, load_suite
 from tasks.results import Split
-from traces.store import TraceStore
+from tasks.task import Suite, Task, load_suite
 from workspace.repo import HarnessRepo
 
-from .config import RunConfig, RunPaths, load_config, save_config
+from .config import RunConfig, load_config, save_config
+from .ledger import RunLedger, RunPaths, RunRecord
+from .ledger.ledger import Say
 
 
 @dataclass
 class Run:
     paths: RunPaths
     config: RunConfig
-    store: TraceStore
+    ledger: RunLedger
     repo: HarnessRepo
     suite: Suite
 
@@ -43,7 +45,7 @@ class Run:
         return [t.id for t, split in self.items if split == "heldout"]
 
     def close(self) -> None:
-        self.store.close()
+        self.ledger.close()
 
     def __enter__(self) -> Run:
         return self
@@ -52,22 +54,30 @@ class Run:
         self.close()
 
 
-def open_run(run_dir: str | Path) -> Run:
+def open_run(run_dir: str | Path, *, command: str = "evolve", say: Say = lambda _: None) -> Run:
+    """The run, to change it as `command`: holds the run lock until closed, and has checked (and
+    if need be rebuilt) the trace store."""
     paths, config = load_config(run_dir)
     suite = load_suite(config.tasks)
     _check_task_ids(paths, config, suite)
     if not (paths.workspace / ".git").is_dir():
         raise EvoError("the run has no harness workspace", file=paths.workspace,
                        hint="the run directory is damaged; create a new one with `evoharness init`")
-    store = TraceStore(paths.db)
+    ledger = RunLedger.open(paths, command=command, say=say)
     _remove_stale_git_locks(paths.workspace / ".git")
-    return Run(paths, config, store, HarnessRepo(paths.workspace), suite)
+    return Run(paths, config, ledger, HarnessRepo(paths.workspace), suite)
+
+
+def read_run(run_dir: str | Path) -> tuple[RunConfig, RunLedger]:
+    """A run's config and ledger, to read (while another process may be changing the run)."""
+    paths, config = load_config(run_dir)
+    return config, RunLedger.open(paths)
 
 
 def _remove_stale_git_locks(git_dir: Path) -> None:
     """A process killed inside a git command leaves its lock files (index.lock, HEAD.lock, a ref's
-    .lock) and every later git write fails. Holding the store open (DuckDB's write lock) proves no
-    other evoharness process works on this run, so any lock left is stale."""
+    .lock) and every later git write fails. Holding the run lock proves no other evoharness
+    process works on this run, so any lock left is stale."""
     for lock in [*git_dir.glob("*.lock"), *git_dir.glob("refs/**/*.lock")]:
         lock.unlink(missing_ok=True)
 
@@ -83,8 +93,9 @@ def init_run(run_dir: str | Path, config: RunConfig) -> RunPaths:
     _check_task_ids(paths, config, suite)
     paths.root.mkdir(parents=True, exist_ok=True)
     HarnessRepo.create(paths.workspace)
-    with TraceStore(paths.db) as store:
-        store.register_run(config.run_id, config.model_dump(mode="json") | {"created": time.time()})
+    created = time.time()
+    RunLedger.create(paths, RunRecord(run_id=config.run_id, created_at=created,
+                                      config=config.model_dump(mode="json") | {"created": created}))
     save_config(paths, config)  # last: a directory with run.yaml is a complete run
     return paths
 

@@ -12,16 +12,17 @@ from pathlib import Path
 
 from agent.environment import ExecResult
 from agent.events import ListSink
+from agent.exits import CommandExit, ExitReason
 from agent.loop import AgentResult, run_agent
 from agent.model import Model
 from evoharness.files import write_model
 from tasks.results import Outcome, RolloutResult, Split, rollout_id
-from tasks.sandbox import BwrapSandbox
+from tasks.sandboxes import Sandbox, SandboxFactory
 from tasks.task import Task
+from tasks.unsafe import require_sandbox
 from tasks.verifier import VerifierResult, verify
 from workspace.spec import LoadedHarness
 
-SandboxFactory = Callable[..., BwrapSandbox]
 Planned = tuple[Task, Split, int]
 GRACE_SECONDS = 5.0  # beyond the agent's own wall budget, for the step in flight to end
 
@@ -30,16 +31,17 @@ class _Guarded:
     """The agent's view of the sandbox: after the watchdog fires, a still-running agent thread
     can no longer touch the files the verifier is about to read."""
 
-    def __init__(self, sandbox: BwrapSandbox) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
         self.closed = False
         self.sandbox_error = ""
 
     def run_python(self, script: str, stdin: str, *, timeout: float) -> ExecResult:
         if self.closed:
-            return ExecResult(exit_code=-1, output="rollout is over", exit_reason="sandbox_error")
+            return ExecResult(exit_code=-1, output="rollout is over",
+                              exit_reason=CommandExit.SANDBOX_ERROR)
         result = self.sandbox.run_python(script, stdin, timeout=timeout)
-        if result.exit_reason == "sandbox_error":
+        if result.exit_reason == CommandExit.SANDBOX_ERROR:
             self.sandbox_error = result.output.strip()[:500]
         return result
 
@@ -78,13 +80,14 @@ def _run_agent_watched(harness, model, env, task, sink, deadline) -> AgentResult
 
 def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult) -> tuple[Outcome, str]:
     if agent is None:
-        return Outcome.TIMEOUT, "rollout_timeout"
-    if agent.exit_reason == "model_unavailable":
-        return Outcome.INFRA_ERROR, "model_unavailable"
-    if guard.sandbox_error or check.exit_reason == "sandbox_error":
-        return Outcome.INFRA_ERROR, f"sandbox_error: {guard.sandbox_error or check.output_tail[-300:]}"
-    if agent.exit_reason == "wall_time":
-        return Outcome.TIMEOUT, "wall_time"
+        return Outcome.TIMEOUT, ExitReason.ROLLOUT_TIMEOUT
+    if agent.exit_reason == ExitReason.MODEL_UNAVAILABLE:
+        return Outcome.INFRA_ERROR, ExitReason.MODEL_UNAVAILABLE
+    if guard.sandbox_error or check.exit_reason == CommandExit.SANDBOX_ERROR:
+        detail = guard.sandbox_error or check.output_tail[-300:]
+        return Outcome.INFRA_ERROR, ExitReason.SANDBOX_ERROR.detailed(detail)
+    if agent.exit_reason == ExitReason.WALL_TIME:
+        return Outcome.TIMEOUT, ExitReason.WALL_TIME
     return (Outcome.PASS if check.passed else Outcome.FAIL), agent.exit_reason
 
 
@@ -101,7 +104,8 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
     finally:
         sandbox.close()
     outcome, reason = _outcome(agent, guard, check)
-    used = agent or AgentResult(exit_reason="timeout", steps=0, tokens_in=0, tokens_out=0)
+    used = agent or AgentResult(exit_reason=ExitReason.ROLLOUT_TIMEOUT, steps=0, tokens_in=0,
+                                tokens_out=0)
     tokens_in = sum(e.tokens_in for e in sink.events) if agent is None else used.tokens_in
     tokens_out = sum(e.tokens_out for e in sink.events) if agent is None else used.tokens_out
     return RolloutResult(**base, outcome=outcome, reward=check.reward, exit_reason=reason,
@@ -112,8 +116,8 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
 def _infra_error(base: dict, error: BaseException, sink: ListSink) -> RolloutResult:
     """The rollout as far as it got: the exception, and every event recorded before it."""
     last = traceback.format_exception_only(type(error), error)[-1].strip()
-    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=f"exception: {last}",
-                         events=list(sink.events))
+    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR,
+                         exit_reason=ExitReason.EXCEPTION.detailed(last), events=list(sink.events))
 
 
 def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tuple[Task, Split]],
@@ -121,12 +125,14 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
                  out_dir: Path, attempts: int = 1, plan: list[Planned] | None = None,
                  workers: int = 1, rollout_timeout: float | None = None,
                  skip: set[str] | frozenset[str] = frozenset(),
-                 sandbox_factory: SandboxFactory = BwrapSandbox.for_task,
+                 sandbox_factory: SandboxFactory | None = None,
                  progress: Callable[[RolloutResult], None] | None = None) -> list[Path]:
     """Run every planned rollout not in `skip`; returns the result files written, in plan order.
 
     `model` is one shared client or a factory called once per rollout (for clients that are not
-    thread-safe). `plan` overrides `tasks` x `attempts` (e.g. extra attempts of one task)."""
+    thread-safe). `plan` overrides `tasks` x `attempts` (e.g. extra attempts of one task).
+    `sandbox_factory` defaults to bubblewrap (refused when it is not installed)."""
+    factory = sandbox_factory or require_sandbox()
     todo = [p for p in (plan or plan_rollouts(tasks, attempts))
             if rollout_id(iteration, p[0].id, p[2]) not in skip]
 
@@ -140,7 +146,7 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
         try:
             client = model if hasattr(model, "chat") else model()
             base["model"] = getattr(client, "name", "")
-            result = run_one(harness, client, task, sandbox_factory,
+            result = run_one(harness, client, task, factory,
                              _deadline(harness, task, rollout_timeout), base, sink)
         except Exception as error:  # one broken rollout is data, not the end of the run
             result = _infra_error(base, error, sink)

@@ -6,7 +6,6 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -16,6 +15,7 @@ from evoharness.errors import EvoError
 from tasks.capture import Hooks, run_capped
 from tasks.limits import Limits
 from tasks.sandbox import HARNESS, BwrapSandbox, Mount, copy_task_files, task_limits
+from tasks.sandboxes import SandboxFactory
 from tasks.task import Task
 
 # Absolute sandbox paths that scripts name; on the host they are rewritten under a private root.
@@ -23,7 +23,7 @@ _SANDBOX_PATH = re.compile(r"(?<![\w./-])/(app|tests|solution|harness|logs/verif
 
 
 class UnsafeHostSandbox:
-    """Same interface as BwrapSandbox with no isolation at all: the commands see the whole host.
+    """A Sandbox (tasks/sandboxes.py) with no isolation at all: the commands see the whole host.
     Paths like /app and /tests are rewritten to a private directory, in the command and in the
     text files of extra mounts (copied), which is enough for Harbor-shaped tasks."""
 
@@ -99,7 +99,7 @@ class UnsafeHostSandbox:
             shutil.rmtree(self.app_dir, ignore_errors=True)
 
 
-def require_sandbox(unsafe: bool = False) -> Callable[..., BwrapSandbox | UnsafeHostSandbox]:
+def require_sandbox(unsafe: bool = False) -> SandboxFactory:
     """The sandbox factory to run tasks with; refuses without bubblewrap unless `unsafe`."""
     if shutil.which("bwrap"):
         return BwrapSandbox.for_task

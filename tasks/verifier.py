@@ -12,7 +12,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from tasks.reward import read_reward
-from tasks.sandbox import BwrapSandbox, Mount, copy_task_files
+from tasks.sandbox import Mount, copy_task_files
+from tasks.sandboxes import Sandbox
 from tasks.task import Task
 
 TAIL_LINES = 40
@@ -88,7 +89,7 @@ def _within(app: Path, rel: str) -> Path | None:
     return app / rel
 
 
-def verifier_sandbox(task: Task, sandbox: BwrapSandbox) -> tuple[BwrapSandbox, str]:
+def verifier_sandbox(task: Task, sandbox: Sandbox) -> tuple[Sandbox, str]:
     """The sandbox the tests run in, as a new user (the agent's processes are killed first), and a
     note on artifacts refused. Shared: the agent's /app itself. Separate: a fresh /app."""
     if task.config.verifier.environment_mode == "shared":
@@ -105,7 +106,7 @@ def verifier_sandbox(task: Task, sandbox: BwrapSandbox) -> tuple[BwrapSandbox, s
     return sandbox.handover(fresh), note
 
 
-def verify(task: Task, sandbox: BwrapSandbox) -> VerifierResult:
+def verify(task: Task, sandbox: Sandbox) -> VerifierResult:
     """Run tests/test.sh (tests at /tests, writable /logs/verifier) within the verifier timeout.
     A timeout or a missing or unreadable reward file is a fail with reward 0. Nothing the agent
     started can interfere: its processes are gone and the tests run as another user."""

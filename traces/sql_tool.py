@@ -19,7 +19,7 @@ from debugger.leak import FAILING_LINE_REGEX, Redactor, snippets
 from evoharness.errors import EvoError
 
 from .schema import TABLES
-from .store import TraceStore
+from .store import READ_WAIT_S, TraceStore, connect
 
 # Every session: no file, extension or network access, no spilling to disk, bounded memory and
 # threads; then lock_configuration, so a query cannot switch any of it back.
@@ -70,8 +70,10 @@ RESTRICTED_VIEW: dict[str, TableView] = {
                     redacted=("content", "data")),
     "changes": _view("change_id", "run_id", "iteration", "component", "commit", "manifest",
                      redacted=("manifest",)),
-    "verdicts": _view("change_id", "run_id", "iteration", "verdict", "decision",
-                      "revert_commit", "detail", redacted=("detail",)),
+    "verdicts": _view("change_id", "run_id", "iteration", "method", "verdict", "decision",
+                      "detail", redacted=("detail",)),
+    "reverts": _view("change_id", "run_id", "iteration", "commit", "revert_commit", "reason",
+                     "cascaded_from", "manual", redacted=("reason",)),
 }
 
 
@@ -195,8 +197,8 @@ def _locked(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
 
 def _open_locked(path: Path) -> duckdb.DuckDBPyConnection:
     TraceStore(path, read_only=True).close()  # the version check and its clear errors
-    try:
-        return _locked(duckdb.connect(str(path), read_only=True, config=SESSION_CONFIG))
+    try:  # waits, like every reader, while a running evolve writes
+        return _locked(connect(path, read_only=True, wait_s=READ_WAIT_S, config=SESSION_CONFIG))
     except duckdb.Error as error:
         raise SqlError(f"cannot open the trace database read-only: {error}", file=path,
                        hint="Pass the open TraceStore if this process already holds it") from error

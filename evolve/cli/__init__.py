@@ -1,12 +1,11 @@
 """The `evoharness` command line: one Typer app, one module per noun (harness, tasks, traces,
-manifest, run, report). Each module registers its commands; this one turns errors into messages."""
+manifest, run, report). Each module registers its commands and imports a command's machinery only
+when that command runs, so the CLI starts fast; this one turns errors into messages."""
 from __future__ import annotations
 
 import sys
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from evoharness.errors import EvoError
 
@@ -16,6 +15,7 @@ app = typer.Typer(
     name="evoharness",
     help="Evolve a coding agent's harness overnight, with pre-registered predictions.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: rendering it with rich costs more than the CLI's start
     pretty_exceptions_enable=False,
     add_completion=False,
 )
@@ -39,5 +39,8 @@ def main(argv: list[str] | None = None) -> None:
     except EvoError as error:
         if "--debug" in args:
             raise
+        from rich.console import Console
+        from rich.text import Text
+
         Console(stderr=True).print(Text("error: ", style="bold red") + Text(str(error)))
         sys.exit(2)

@@ -6,17 +6,12 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from evolve.config import RunPaths, validate_config
-from evolve.loop import evaluate_once, evolve
-from evolve.run import init_run
-from evolve.status import status as status_rows
-from tasks.results import RolloutResult
-from tasks.task import load_suite
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 
@@ -47,11 +42,20 @@ def init(
     iterations: int = typer.Option(3, "--iterations", help="Evolution iterations (stop rule)."),
     unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox",
                                            help="Run agent commands without bubblewrap (dangerous)."),
+    analyst: bool = typer.Option(False, "--analyst", help="Add an LLM root cause (from the evolve "
+                                 "model) to each failing task's evidence."),
 ) -> None:
     """Create a run: run.yaml, a harness workspace from the seed (git), and the trace store.
 
     Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2
     """
+    from rich.console import Console
+
+    from evolve.config import validate_config
+    from evolve.ledger import RunPaths
+    from evolve.run import init_run
+    from tasks.task import load_suite
+
     task_ids = None
     if subset == "demo":
         task_ids = load_suite(tasks).demo
@@ -61,7 +65,7 @@ def init(
     config = validate_config(dict(
         run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
-        unsafe_no_sandbox=unsafe_no_sandbox, stop={"iterations": iterations},
+        unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, stop={"iterations": iterations},
     ), RunPaths(root=run_dir).config)
     paths = init_run(run_dir, config)
     Console().print(f"created run {config.run_id!r} in {paths.root} "
@@ -73,6 +77,10 @@ def run(run_dir: Path = typer.Argument(..., help="The run directory.")) -> None:
 
     Example: evoharness run runs/night1
     """
+    from rich.console import Console
+
+    from evolve.loop import evaluate_once
+
     console = Console()
     started = time.monotonic()
     evaluate_once(run_dir, console.print, _rollout_line(console))
@@ -89,6 +97,10 @@ def evolve_cmd(
 
     Example: evoharness evolve runs/night1 --iterations 2
     """
+    from rich.console import Console
+
+    from evolve.loop import evolve
+
     console = Console()
     started = time.monotonic()
     result = evolve(run_dir, iterations=iterations, resume=resume, say=console.print,
@@ -104,10 +116,14 @@ def status(
 ) -> None:
     """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts.
 
-    Works while `evoharness evolve` runs: it then reads the rollout files and manifests.
+    Works while `evoharness evolve` runs (and says so).
 
     Example: evoharness status runs/night1 --json
     """
+    from rich.console import Console
+
+    from evolve.status import status as status_rows
+
     if as_json:
         print(json.dumps(status_rows(run_dir), indent=2))
         return
@@ -115,11 +131,15 @@ def status(
 
 
 def _status_table(run_dir: Path, console: Console) -> None:
+    from rich.table import Table
+
+    from evolve.status import status as status_rows
+
     data = status_rows(run_dir)
-    where = (f"evolve is running (iteration {data['current_iteration']}); read from its files"
-             if data["live"] else
-             f"next: iteration {data['current_iteration']} {data['next_phase']}")
-    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']}); {where}")
+    at = f"iteration {data['current_iteration']} {data['next_phase']}"
+    console.print(f"{data['running']} is running it, now at {at}" if data["live"] else f"next: {at}",
+                  markup=False, highlight=False)
+    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']})")
     for column in ("iter", "train pass@1", "held-out pass@1", "rollouts", "infra err", "tokens",
                    "changes", "kept", "reverted"):
         table.add_column(column, justify="right")
@@ -127,12 +147,8 @@ def _status_table(run_dir: Path, console: Console) -> None:
         table.add_row(str(row["iteration"]), _pct(row["pass_rate_train"]),
                       _pct(row["pass_rate_heldout"]), str(row["rollouts"]),
                       str(row["infra_errors"]), f"{row['tokens']:,}", str(row["changes"]),
-                      _count(row["kept"]), _count(row["reverted"]))
+                      str(row["kept"]), str(row["reverted"]))
     console.print(table)
-
-
-def _count(value: int | None) -> str:
-    return "?" if value is None else str(value)
 
 
 def _pct(value: float | None) -> str:
@@ -140,7 +156,7 @@ def _pct(value: float | None) -> str:
 
 
 def _rollout_line(console: Console):
-    def show(result: RolloutResult) -> None:
+    def show(result) -> None:  # a tasks.results.RolloutResult
         style = {"pass": "green", "fail": "red"}.get(result.outcome.value, "yellow")
         console.print(f"  {result.rollout_id:<40} [{style}]{result.outcome.value:<11}[/] "
                       f"{result.steps:>3} steps {result.duration_s:6.1f}s  {result.exit_reason}")

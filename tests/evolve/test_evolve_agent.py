@@ -13,7 +13,7 @@ from agent.events import ListSink
 from evoharness.errors import EvoError
 from evolve.agent import EvolveOutcome, run_evolve_agent
 from manifests.schema import ChangeManifestEntry, IterationManifest
-from tests.fixtures.scripted import ScriptedModel, json_action, native_call
+from agent.clients.scripted import ScriptedModel, json_action, native_call
 from traces.store import TraceStore
 from workspace.repo import HarnessRepo
 from workspace.spec import Settings

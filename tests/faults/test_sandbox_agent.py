@@ -14,7 +14,7 @@ from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
 from tasks.task import load_task
 from tests.fixtures.ollama_server import OllamaScriptServer
-from tests.fixtures.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action
 from workspace.repo import SEED_DIR
 from workspace.validate import load_harness
 

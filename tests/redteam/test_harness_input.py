@@ -21,7 +21,7 @@ from evolve.agent.change import ChangeTool
 from tasks.results import Outcome, RolloutResult
 from tasks.runner import run_rollouts
 from tasks.task import load_task
-from tests.fixtures.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action
 from workspace.repo import HarnessRepo
 from workspace.validate import load_harness
 

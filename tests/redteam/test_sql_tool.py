@@ -41,13 +41,17 @@ def store(tmp_path_factory):
             result(HELDOUT, split="heldout", outcome="fail", verifier_tail=VERIFIER_TAIL)]
     write(tmp / "rollouts", rows)
     with TraceStore(tmp / "traces.duckdb") as store:
-        store.register_run("run", {"task_ids": ["fix-config", HELDOUT], "heldout": [HELDOUT]})
+        con = store.con  # the run's own records, as the ledger indexes them
+        con.execute("INSERT INTO runs VALUES ('run', 0, ?)",
+                    ['{"task_ids": ["fix-config", "%s"], "heldout": ["%s"]}' % (HELDOUT, HELDOUT)])
         store.ingest_dir(tmp / "rollouts")
-        store.mark_phase("run", 0, "INGEST", detail={"quarantined": [
-            {"path": f"iterations/it000/rollouts/{HELD_ROLLOUT}.json", "reason": "bad"}]})
-        store.con.execute(
-            "INSERT INTO verdicts VALUES ('c1', 'run', 1, 'ineffective', 'revert', NULL, ?)",
-            [f'{{"note": "{HELDOUT} flipped", "rollout": "{HELD_ROLLOUT}"}}'])
+        con.execute("INSERT INTO iterations VALUES ('run', 0, 'INGEST', NULL, 0, ?)",
+                    ['{"quarantined": [{"path": "iterations/it000/rollouts/%s.json", '
+                     '"reason": "bad"}]}' % HELD_ROLLOUT])
+        con.execute("INSERT INTO verdicts VALUES ('c1', 'run', 1, 'rule', 'ineffective', "
+                    "'revert', ?)", [f'{{"note": "{HELDOUT} flipped", "rollout": "{HELD_ROLLOUT}"}}'])
+        con.execute("INSERT INTO reverts VALUES ('c1', 'run', 1, 'abc', 'def', ?, NULL, false)",
+                    [f"{HELDOUT} regressed in {HELD_ROLLOUT}"])
         yield store
 
 

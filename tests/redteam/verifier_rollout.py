@@ -10,7 +10,7 @@ from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
 from tasks.sandbox import BwrapSandbox
 from tasks.task import Task, load_task
-from tests.fixtures.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action
 from workspace.repo import SEED_DIR
 from workspace.validate import load_harness
 

@@ -10,7 +10,7 @@ import pytest
 from agent.model import ModelError
 from tasks.results import Outcome, RolloutResult
 from tasks.runner import plan_rollouts, run_rollouts
-from tests.fixtures.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action
 
 from .conftest import needs_bwrap
 

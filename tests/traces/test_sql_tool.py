@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from traces.sql_tool import SqlError, SqlTool, check_select, run_readonly_sql
+from traces.schema import SCHEMA_VERSION
 from traces.store import TraceStore
 
 from .helpers import result, write
@@ -100,7 +101,7 @@ def test_restricted_view_keeps_train_rows_and_other_tables(db):
     with SqlTool(db, restrict_to_split="train") as tool:
         assert tool.run("SELECT count(*) FROM rollouts").rows == [[3]]
         assert tool.run("SELECT count(*) FROM events").rows == [[9]]
-        assert tool.run("SELECT value FROM meta").rows == [["1"]]
+        assert tool.run("SELECT value FROM meta").rows == [[str(SCHEMA_VERSION)]]
     with pytest.raises(SqlError, match="unknown split"):
         SqlTool(db, restrict_to_split="test")
 
