@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -44,6 +45,10 @@ class RunConfig(BaseModel):
     evolve_max_steps: int = Field(24, ge=1)
     analyst: bool = False
     unsafe_no_sandbox: bool = False
+    executor: Literal["local", "ray"] = Field("local", description="where rollouts run")
+    # With executor ray: HOST:PORT, auto or ray://HOST:PORT; unset means RAY_ADDRESS, else a new
+    # local Ray instance (as ray.init does).
+    ray_address: str | None = None
     stop: StopRules = Field(default_factory=StopRules)
 
     @field_validator("run_id")

@@ -14,6 +14,7 @@ from tasks.results import RolloutResult
 from traces.queries import iteration_totals
 
 from . import phases
+from .config import validate_config
 from .run import Run, open_run
 
 EVALUATE = ("EVAL", "INGEST", "ATTRIBUTE", "REVERT", "DISTILL")
@@ -67,10 +68,12 @@ def run_phases(run: Run, iteration: int, names: tuple[str, ...], say: Say,
 
 
 def evaluate_once(run_dir: str | Path, say: Say,
-                  on_rollout: Callable[[RolloutResult], None] | None = None) -> int:
+                  on_rollout: Callable[[RolloutResult], None] | None = None,
+                  overrides: dict | None = None) -> int:
     """`evoharness run`: evaluate the current harness (EVAL, INGEST, DISTILL, with ATTRIBUTE and
     REVERT when earlier changes await judgement). Returns the iteration evaluated."""
     with open_run(run_dir) as run:
+        _override(run, overrides)
         iteration, done = position(run)
         if "DISTILL" in done:
             say(f"iteration {iteration} is already evaluated; `evoharness evolve` continues it")
@@ -80,9 +83,11 @@ def evaluate_once(run_dir: str | Path, say: Say,
 
 
 def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Say,
-           on_rollout: Callable[[RolloutResult], None] | None = None) -> LoopResult:
+           on_rollout: Callable[[RolloutResult], None] | None = None,
+           overrides: dict | None = None) -> LoopResult:
     """`evoharness evolve`: iterate until a stop rule says so."""
     with open_run(run_dir) as run:
+        _override(run, overrides)
         if iterations is not None:
             run.config.stop.iterations = iterations
         iteration, done = position(run)
@@ -101,6 +106,12 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
                 return LoopResult(last_iteration=iteration, stop_reason=reason)
             run_phases(run, iteration, EVOLVE, say, on_rollout)
             iteration += 1
+
+
+def _override(run: Run, overrides: dict | None) -> None:
+    """Settings for this process only (the CLI's --executor), validated like run.yaml."""
+    if overrides:
+        run.config = validate_config(run.config.model_dump() | overrides, run.paths.config)
 
 
 def stop_reason(run: Run, iteration: int) -> str | None:

@@ -21,10 +21,9 @@ from manifests.noise import counts_from_db, noise_from_db
 from manifests.revert import apply_decisions, record_reverts
 from manifests.schema import ChangeManifestEntry, IterationManifest
 from manifests.store import load_manifest, load_run_manifests, manifest_path, save_manifest
+from tasks.executor import Executor, HarnessTree, RolloutSpec, execute, make_executor, rollout_specs
 from tasks.results import RolloutResult
-from tasks.runner import run_rollouts
-from tasks.unsafe import require_sandbox
-from workspace.validate import load_harness
+from tasks.runner import Planned, plan_rollouts
 
 from .placebo import is_placebo
 from .run import Run
@@ -41,7 +40,6 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Deta
     """EVAL: k rollouts of every task (2k for a calibrated baseline) on the current harness.
     Stored rollouts are never run again; rollouts the model server could not serve are kept
     aside (not ingested) and the run stops, so a resume runs exactly those again."""
-    harness = load_harness(run.repo.path)
     attempts = run.config.k * (2 if iteration == 0 and run.config.calibration else 1)
     out_dir = run.paths.rollouts(iteration)
     done = run.store.stored_rollout_ids(run.run_id) | {p.stem for p in out_dir.glob("*.json")}
@@ -53,12 +51,8 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Deta
         if progress is not None:
             progress(result)
 
-    paths = run_rollouts(
-        harness, run.repo.head(), run.items, _model(run.config.model), run_id=run.run_id,
-        iteration=iteration, out_dir=out_dir, attempts=attempts, workers=run.config.workers,
-        rollout_timeout=run.config.rollout_timeout, skip=done,
-        sandbox_factory=_sandbox_factory(run), progress=seen,
-    )
+    specs = _specs(run, iteration, plan_rollouts(run.items, attempts), skip=done)
+    paths = execute(_executor(run), specs, out_dir, progress=seen)
     unserved = _set_aside(out_dir, unserved_ids)
     if unserved:
         raise ModelServerDown(
@@ -238,8 +232,17 @@ def _model(spec: str) -> Model:
     return make_model(spec)
 
 
-def _sandbox_factory(run: Run):
-    return require_sandbox(run.config.unsafe_no_sandbox)
+def _executor(run: Run) -> Executor:
+    config = run.config
+    return make_executor(config.executor, workers=config.workers,
+                         rollout_timeout=config.rollout_timeout,
+                         unsafe_no_sandbox=config.unsafe_no_sandbox, ray_address=config.ray_address)
+
+
+def _specs(run: Run, iteration: int, plan: list[Planned], skip: set[str]) -> list[RolloutSpec]:
+    """The rollouts of `plan` on the workspace's current harness, less those in `skip`."""
+    return rollout_specs(plan, run_id=run.run_id, iteration=iteration,
+                         harness=HarnessTree.at(run.repo), model=run.config.model, skip=skip)
 
 
 def _set_aside(out_dir: Path, rollout_ids: list[str]) -> list[Path]:
@@ -285,12 +288,7 @@ def _extra_rollouts(run: Run, iteration: int, task_ids: list[str]) -> None:
     out_dir = run.paths.rollouts(iteration)
     done = {p.stem for p in out_dir.glob("*.json")}
     # ATTRIBUTE runs before REVERT, so the workspace is still the harness this iteration evaluated.
-    run_rollouts(
-        load_harness(run.repo.path), run.repo.head(), run.items, _model(run.config.model),
-        run_id=run.run_id, iteration=iteration, out_dir=out_dir, plan=plan,
-        workers=run.config.workers, rollout_timeout=run.config.rollout_timeout, skip=done,
-        sandbox_factory=_sandbox_factory(run),
-    )
+    execute(_executor(run), _specs(run, iteration, plan, skip=done), out_dir)
     run.store.ingest_dir(out_dir)
 
 

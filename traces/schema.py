@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
     duration_s DOUBLE NOT NULL,
     exit_reason VARCHAR NOT NULL,
     verifier_tail VARCHAR NOT NULL,
-    started_at DOUBLE NOT NULL
+    started_at DOUBLE NOT NULL,
+    node VARCHAR DEFAULT ''          -- the machine (and Ray node) that ran it
 );
 CREATE TABLE IF NOT EXISTS events (
     rollout_id VARCHAR NOT NULL,
@@ -81,4 +82,10 @@ CREATE TABLE IF NOT EXISTS verdicts (
     revert_commit VARCHAR,
     detail JSON NOT NULL
 );
+"""
+
+# Columns added within this schema version, for stores created before them (additive only: an
+# older evoharness reading a newer store ignores them).
+ADDED_COLUMNS = """
+ALTER TABLE rollouts ADD COLUMN IF NOT EXISTS node VARCHAR DEFAULT '';
 """

@@ -13,7 +13,7 @@ import duckdb
 from evoharness.errors import EvoError
 
 from .ingest import IngestReport, ingest_paths, trace_files, transaction
-from .schema import DDL, PHASES, SCHEMA_VERSION, TABLES
+from .schema import ADDED_COLUMNS, DDL, PHASES, SCHEMA_VERSION, TABLES
 
 DB_NAME = "traces.duckdb"  # the agreed place of a run's store: RUN_DIR/traces.duckdb
 
@@ -159,3 +159,4 @@ def _check_or_create_schema(con: duckdb.DuckDBPyConnection, path: Path, read_onl
         )
     if not read_only:
         con.execute(DDL)  # IF NOT EXISTS: adds tables and indexes added within this version
+        con.execute(ADDED_COLUMNS)
