@@ -198,7 +198,8 @@ class _Pool:
                 self.idle.append(actor)
                 yield infra_error({**spec.base(), "model": spec.model}, error.cause or error)
                 continue
-            except RayError as error:  # the worker process or its node died
+            except RayError as error:  # the worker process or its node died (or cannot be told)
+                ray.kill(actor)  # if it lives after all, it must not hold its CPU or go on
                 why = self._lost(spec, error)
                 losses[spec.rollout_id] += 1
                 if losses[spec.rollout_id] >= MAX_LOSSES:
