@@ -21,7 +21,9 @@ from manifests.noise import counts_from_db, noise_from_db
 from manifests.revert import apply_decisions, record_reverts
 from manifests.schema import ChangeManifestEntry, IterationManifest
 from manifests.store import load_manifest, load_run_manifests, manifest_path, save_manifest
-from tasks.executor import Executor, HarnessTree, RolloutSpec, execute, make_executor, rollout_specs
+from tasks.executor import (
+    Executor, HarnessTree, RolloutSpec, execute, make_executor, rollout_specs,
+)
 from tasks.results import RolloutResult
 from tasks.runner import Planned, plan_rollouts
 

@@ -10,6 +10,7 @@ import os
 import socket
 import tempfile
 from collections import Counter, deque
+from dataclasses import dataclass
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -40,17 +41,20 @@ Files = dict[str, tuple[str, ray.ObjectRef]]  # "task"/"harness" -> (cache key, 
 
 
 def connect(address: str | None) -> None:
-    """Join the cluster at `address` (else RAY_ADDRESS, else a new local instance, as ray.init
-    does) once per process; an unreachable cluster is an EvoError naming the address."""
+    """Join the cluster at `address` once per process; as with ray.init, None means RAY_ADDRESS,
+    else the cluster last started on this machine, else a new local instance. A cluster that
+    cannot be reached or joined is an EvoError naming the address."""
     if ray.is_initialized():
         return
     target = address or os.environ.get("RAY_ADDRESS")
     _check_reachable(target)
     try:
-        ray.init(address=address, logging_level=logging.WARNING)
+        ray.init(address=address)
     except (ConnectionError, RuntimeError, ValueError, RayError) as error:
-        raise EvoError(f"cannot connect to the Ray cluster: {error}", field="ray_address",
-                       value=target or "a new local instance", hint=ADDRESS_HINT) from error
+        raise EvoError(f"cannot join the Ray cluster: {error}", field="ray_address",
+                       value=target or "a new local instance",
+                       hint=ADDRESS_HINT + "; a cluster with token authentication needs "
+                            "RAY_AUTH_MODE=token and its token here too") from error
 
 
 def _check_reachable(address: str | None) -> None:
@@ -59,7 +63,7 @@ def _check_reachable(address: str | None) -> None:
         return
     host, _, port = address.split("://")[-1].rpartition(":")
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except (OSError, ValueError) as error:
         raise EvoError(f"cannot reach the Ray cluster at {address}: {error}",
                        field="ray_address", value=address, hint=ADDRESS_HINT) from error
@@ -90,7 +94,7 @@ class RolloutWorker:
         return self.node
 
     def run(self, spec: RolloutSpec, files: Files) -> RolloutResult:
-        base = {**spec.base(), "node": self.node, "model": spec.model}
+        base = {**spec.base(), "model": spec.model, "node": self.node}
         if self.no_sandbox:
             return infra_error(base, self.no_sandbox)
         try:
@@ -128,7 +132,6 @@ class RayExecutor:
         self.workers = workers
         self.rollout_timeout = rollout_timeout
         self.unsafe_no_sandbox = unsafe_no_sandbox
-        self.lost: list[str] = []  # "rollout on node: why", one per worker lost mid-rollout
 
     def results(self, specs: Sequence[RolloutSpec]) -> Iterator[RolloutResult]:
         if not specs:
@@ -165,6 +168,12 @@ def _put_files(specs: Sequence[RolloutSpec]) -> dict[str, tuple[str, ray.ObjectR
     return files
 
 
+@dataclass(frozen=True)
+class _Worker:
+    actor: ray.actor.ActorHandle
+    node: str
+
+
 class _Pool:
     """The batch's workers. A spec is given to one ready worker at a time, so it is never run
     twice at once; if the worker dies under it, it goes back to the queue and a replacement
@@ -173,15 +182,15 @@ class _Pool:
     def __init__(self, executor: RayExecutor, files: dict[str, tuple[str, ray.ObjectRef]]) -> None:
         self.executor = executor
         self.files = files
-        self.actors: list = []
-        self.starting: dict[ray.ObjectRef, object] = {}
-        self.running: dict[ray.ObjectRef, tuple[object, RolloutSpec]] = {}
-        self.idle: list = []
+        self.actors: list[ray.actor.ActorHandle] = []
+        self.starting: dict[ray.ObjectRef, ray.actor.ActorHandle] = {}
+        self.running: dict[ray.ObjectRef, tuple[_Worker, RolloutSpec]] = {}
+        self.idle: list[_Worker] = []
         self.replacements = executor.workers * MAX_LOSSES
+        self.losses: Counter[str] = Counter()
 
     def run(self, specs: Sequence[RolloutSpec]) -> Iterator[RolloutResult]:
         queue = deque(specs)
-        losses: Counter[str] = Counter()
         for _ in range(min(self.executor.workers, len(specs))):
             self._start()
         while queue or self.running:
@@ -191,24 +200,21 @@ class _Pool:
             if ref in self.starting:
                 self._started(ref)
                 continue
-            actor, spec = self.running.pop(ref)
+            worker, spec = self.running.pop(ref)
             try:
                 result = ray.get(ref)
             except RayTaskError as error:  # raised inside run(): a bug, not a lost worker
-                self.idle.append(actor)
-                yield infra_error({**spec.base(), "model": spec.model}, error.cause or error)
+                self.idle.append(worker)
+                yield infra_error(_base(spec, worker), error.cause or error)
                 continue
             except RayError as error:  # the worker process or its node died (or cannot be told)
-                ray.kill(actor)  # if it lives after all, it must not hold its CPU or go on
-                why = self._lost(spec, error)
-                losses[spec.rollout_id] += 1
-                if losses[spec.rollout_id] >= MAX_LOSSES:
-                    yield infra_error({**spec.base(), "model": spec.model},
-                                      f"worker lost {MAX_LOSSES} times; last: {why}")
-                else:
+                lost = self._lost(worker, spec, error)
+                if lost is None:
                     queue.appendleft(spec)
+                else:
+                    yield lost
                 continue
-            self.idle.append(actor)
+            self.idle.append(worker)
             yield result
 
     def _start(self) -> None:
@@ -220,16 +226,16 @@ class _Pool:
     def _started(self, ref: ray.ObjectRef) -> None:
         actor = self.starting.pop(ref)
         try:
-            ray.get(ref)
+            node = ray.get(ref)
         except RayError as error:  # it could not start (its node died, or evoharness is missing)
             self._replace(error)
             return
-        self.idle.append(actor)
+        self.idle.append(_Worker(actor, node))
 
-    def _give(self, actor, spec: RolloutSpec) -> None:
+    def _give(self, worker: _Worker, spec: RolloutSpec) -> None:
         files = {"task": self.files[str(spec.task.root)], "harness": self.files[spec.harness.tree]}
         # Inside a dict the archives stay references: a worker fetches one only on a cache miss.
-        self.running[actor.run.remote(spec, files)] = (actor, spec)
+        self.running[worker.actor.run.remote(spec, files)] = (worker, spec)
 
     def _next_done(self) -> ray.ObjectRef:
         while True:
@@ -242,12 +248,21 @@ class _Pool:
                             "(`ray status` shows the demand)", PENDING_WARNING_S,
                             len(self.starting))
 
-    def _lost(self, spec: RolloutSpec, error: RayError) -> str:
-        why = f"{spec.rollout_id}: {type(error).__name__}: {str(error).splitlines()[0][:300]}"
-        self.executor.lost.append(why)
-        log.warning("worker lost mid-rollout, running it again elsewhere: %s", why)
+    def _lost(self, worker: _Worker, spec: RolloutSpec, error: RayError) -> RolloutResult | None:
+        """Replace the worker; None to run the spec again, or its infra_error result once it
+        has lost MAX_LOSSES workers."""
+        ray.kill(worker.actor)  # if it lives after all, it must neither hold its CPU nor go on
         self._replace(error)
-        return why
+        self.losses[spec.rollout_id] += 1
+        why = f"{type(error).__name__}: {str(error).splitlines()[0][:300]}"
+        if self.losses[spec.rollout_id] < MAX_LOSSES:
+            log.warning("worker lost mid-rollout, running it again elsewhere: %s on node %s: %s",
+                        spec.rollout_id, worker.node, why)
+            return None
+        log.warning("worker lost mid-rollout %d times, recorded as infra_error: %s on node %s: %s",
+                    MAX_LOSSES, spec.rollout_id, worker.node, why)
+        return infra_error(_base(spec, worker),
+                           f"worker lost {MAX_LOSSES} times, last on node {worker.node}: {why}")
 
     def _replace(self, error: RayError) -> None:
         self.replacements -= 1
@@ -261,3 +276,8 @@ class _Pool:
     def close(self) -> None:
         for actor in self.actors:
             ray.kill(actor)
+
+
+def _base(spec: RolloutSpec, worker: _Worker) -> dict:
+    """A result's fields for a rollout that ended outside the runner (on `worker`)."""
+    return {**spec.base(), "model": spec.model, "node": worker.node}

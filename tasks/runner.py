@@ -162,7 +162,8 @@ def write_results(results: Iterable[RolloutResult], out_dir: Path,
     for result in results:
         if result.rollout_id in written:
             continue
-        written[result.rollout_id] = write_model(Path(out_dir) / f"{result.rollout_id}.json", result)
+        path = Path(out_dir) / f"{result.rollout_id}.json"
+        written[result.rollout_id] = write_model(path, result)
         if progress is not None:
             progress(result)
     return written

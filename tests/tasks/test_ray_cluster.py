@@ -1,7 +1,8 @@
 """tasks/ray_executor.py on a real two-node Ray cluster on this machine (a head with 1 CPU and a
 second node with 2, each started with `ray start`), in namespaces of its own: the second node is
 killed while 2 of the 3 rollouts in flight run on it; once they ran again on the head, the driver
-itself is SIGKILLed mid-EVAL, and `evoharness evolve --resume` finishes the run (tests/fixtures/ray_scenarios.py: cluster)."""
+itself is SIGKILLed mid-EVAL, and `evoharness evolve --resume` finishes the run
+(tests/fixtures/ray_scenarios.py: cluster)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -57,7 +57,8 @@ def test_a_killed_worker_has_its_rollout_run_again_once(ci: dict) -> None:
     rollouts = killed["summary"]["rollouts"]
     assert len(rollouts) == 3 and killed["summary"]["repeats"] == 0
     assert {r[2] for r in rollouts} == {"fail"}  # the seed harness: none is an infra_error
-    assert any(f"again elsewhere: {rollout[0]}: " in lost for rollout in rollouts)
+    [node] = killed["summary"]["nodes"]
+    assert any(f"again elsewhere: {r[0]} on node {node}: " in lost for r in rollouts), lost
 
 
 @in_namespaces

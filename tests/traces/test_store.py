@@ -82,3 +82,26 @@ def test_unknown_phase_is_refused(tmp_path):
     with TraceStore(tmp_path / "t.duckdb") as store:
         with pytest.raises(EvoError, match="unknown phase"):
             store.mark_phase("r", 0, "EVALUATE")
+
+
+def test_a_store_from_before_the_node_column_gets_it_and_keeps_its_rows(tmp_path):
+    from tasks.results import Outcome, RolloutResult
+    from traces.schema import DDL
+
+    path = tmp_path / "traces.duckdb"
+    with duckdb.connect(str(path)) as con:  # a store written before rollouts.node existed
+        con.execute(DDL.replace("    node VARCHAR DEFAULT ''", "").replace(
+            "started_at DOUBLE NOT NULL,\n", "started_at DOUBLE NOT NULL\n"))
+        con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        con.execute("INSERT INTO rollouts VALUES ('old', 'r', 0, 't', 'train', 0, 'c', 'm', "
+                    "'pass', 1, 0, 0, 0, 0, 'done', '', 0)")
+    new = RolloutResult(rollout_id="new", run_id="r", iteration=0, task_id="t", attempt=1,
+                        harness_commit="c", outcome=Outcome.FAIL, node="host/abc")
+    (tmp_path / "rollouts").mkdir()
+    (tmp_path / "rollouts" / "new.json").write_text(new.model_dump_json())
+
+    with TraceStore(path) as store:
+        store.ingest_dir(tmp_path / "rollouts")
+        rows = store.con.execute("SELECT rollout_id, node FROM rollouts ORDER BY 1").fetchall()
+
+    assert rows == [("new", "host/abc"), ("old", "")]
