@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -12,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
+from tasks.executor import ExecutorKind
 
 CONFIG_FILE = "run.yaml"
 
@@ -45,9 +45,9 @@ class RunConfig(BaseModel):
     evolve_max_steps: int = Field(24, ge=1)
     analyst: bool = False
     unsafe_no_sandbox: bool = False
-    executor: Literal["local", "ray"] = Field("local", description="where rollouts run")
-    # With executor ray: HOST:PORT, auto or ray://HOST:PORT; unset means RAY_ADDRESS, else a new
-    # local Ray instance (as ray.init does).
+    executor: ExecutorKind = Field("local", description="where rollouts run")
+    # With executor ray: HOST:PORT, auto or ray://HOST:PORT; unset means what ray.init() does:
+    # RAY_ADDRESS, else the cluster last started on this machine, else a new local instance.
     ray_address: str | None = None
     stop: StopRules = Field(default_factory=StopRules)
 

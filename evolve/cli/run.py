@@ -22,7 +22,8 @@ DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
                  "README 'Scale out').")
 RAY_ADDRESS_HELP = ("With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:PORT); "
-                    "default RAY_ADDRESS, else a new local Ray instance.")
+                    "default RAY_ADDRESS, else the cluster last started on this machine, else a "
+                    "new local Ray instance.")
 
 
 def register(app: typer.Typer) -> None:
