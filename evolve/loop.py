@@ -14,6 +14,7 @@ from tasks.results import RolloutResult
 from traces.queries import iteration_totals
 
 from . import phases
+from .config import validate_config
 from .ledger import EVALUATE, EVOLVE, PHASE_ORDER, Phase
 from .ledger.records import EvolveResult, PhaseResult
 from .recovery import prepare_workspace
@@ -55,10 +56,12 @@ def run_phases(run: Run, iteration: int, names: tuple[Phase, ...], say: Say,
 
 
 def evaluate_once(run_dir: str | Path, say: Say,
-                  on_rollout: Callable[[RolloutResult], None] | None = None) -> int:
+                  on_rollout: Callable[[RolloutResult], None] | None = None,
+                  overrides: dict | None = None) -> int:
     """`evoharness run`: evaluate the current harness (EVAL, INGEST, DISTILL, with ATTRIBUTE and
     REVERT when earlier changes await judgement). Returns the iteration evaluated."""
     with open_run(run_dir, command="run", say=say) as run:
+        _override(run, overrides)
         iteration, done = run.ledger.position()
         if Phase.DISTILL in done:
             say(f"iteration {iteration} is already evaluated; `evoharness evolve` continues it")
@@ -68,9 +71,11 @@ def evaluate_once(run_dir: str | Path, say: Say,
 
 
 def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Say,
-           on_rollout: Callable[[RolloutResult], None] | None = None) -> LoopResult:
+           on_rollout: Callable[[RolloutResult], None] | None = None,
+           overrides: dict | None = None) -> LoopResult:
     """`evoharness evolve`: iterate until a stop rule says so."""
     with open_run(run_dir, command="evolve", say=say) as run:
+        _override(run, overrides)
         if iterations is not None:
             run.config.stop.iterations = iterations
         iteration, done = run.ledger.position()
@@ -89,6 +94,12 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
                 return LoopResult(last_iteration=iteration, stop_reason=reason)
             run_phases(run, iteration, EVOLVE, say, on_rollout)
             iteration += 1
+
+
+def _override(run: Run, overrides: dict | None) -> None:
+    """Settings for this process only (the CLI's --executor), validated like run.yaml."""
+    if overrides:
+        run.config = validate_config(run.config.model_dump() | overrides, run.paths.config)
 
 
 def stop_reason(run: Run, iteration: int) -> str | None:

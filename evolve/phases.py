@@ -22,11 +22,11 @@ from manifests.judgement import judge_by_rule
 from manifests.noise import counts_from_db, noise_from_db
 from manifests.revert import apply_decisions
 from manifests.schema import ChangeManifestEntry, IterationManifest
+from tasks.executor import (
+    Executor, HarnessTree, RolloutSpec, execute, make_executor, rollout_specs,
+)
 from tasks.results import RolloutResult
-from tasks.runner import run_rollouts
-from tasks.sandboxes import SandboxFactory
-from tasks.unsafe import require_sandbox
-from workspace.validate import load_harness
+from tasks.runner import Planned, plan_rollouts
 
 from .ledger import Phase
 from .ledger.records import (AttributeResult, CommitResult, DistillResult, EvalResult,
@@ -45,7 +45,6 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Eval
     """EVAL: k rollouts of every task (2k for a calibrated baseline) on the current harness.
     Stored rollouts are never run again; rollouts the model server could not serve are kept
     aside (not ingested) and the run stops, so a resume runs exactly those again."""
-    harness = load_harness(run.repo.path)
     attempts = run.config.k * (2 if iteration == 0 and run.config.calibration else 1)
     out_dir = run.paths.rollouts(iteration)
     done = run.ledger.stored_rollout_ids() | {p.stem for p in out_dir.glob("*.json")}
@@ -57,12 +56,8 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Eval
         if progress is not None:
             progress(result)
 
-    paths = run_rollouts(
-        harness, run.repo.head(), run.items, _model(run.config.model), run_id=run.run_id,
-        iteration=iteration, out_dir=out_dir, attempts=attempts, workers=run.config.workers,
-        rollout_timeout=run.config.rollout_timeout, skip=done,
-        sandbox_factory=_sandbox_factory(run), progress=seen,
-    )
+    specs = _specs(run, iteration, plan_rollouts(run.items, attempts), skip=done)
+    paths = execute(_executor(run), specs, out_dir, progress=seen)
     unserved = _set_aside(out_dir, run.paths.unserved(iteration), unserved_ids)
     if unserved:
         raise ModelServerDown(
@@ -183,8 +178,17 @@ def _model(spec: str) -> Model:
     return make_model(spec)
 
 
-def _sandbox_factory(run: Run) -> SandboxFactory:
-    return require_sandbox(run.config.unsafe_no_sandbox)
+def _executor(run: Run) -> Executor:
+    config = run.config
+    return make_executor(config.executor, workers=config.workers,
+                         rollout_timeout=config.rollout_timeout,
+                         unsafe_no_sandbox=config.unsafe_no_sandbox, ray_address=config.ray_address)
+
+
+def _specs(run: Run, iteration: int, plan: list[Planned], skip: set[str]) -> list[RolloutSpec]:
+    """The rollouts of `plan` on the workspace's current harness, less those in `skip`."""
+    return rollout_specs(plan, run_id=run.run_id, iteration=iteration,
+                         harness=HarnessTree.at(run.repo), model=run.config.model, skip=skip)
 
 
 def _set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:
@@ -234,12 +238,7 @@ def _extra_rollouts(run: Run, iteration: int, task_ids: list[str]) -> None:
     out_dir = run.paths.rollouts(iteration)
     done = {p.stem for p in out_dir.glob("*.json")}
     # ATTRIBUTE runs before REVERT, so the workspace is still the harness this iteration evaluated.
-    run_rollouts(
-        load_harness(run.repo.path), run.repo.head(), run.items, _model(run.config.model),
-        run_id=run.run_id, iteration=iteration, out_dir=out_dir, plan=plan,
-        workers=run.config.workers, rollout_timeout=run.config.rollout_timeout, skip=done,
-        sandbox_factory=_sandbox_factory(run),
-    )
+    execute(_executor(run), _specs(run, iteration, plan, skip=done), out_dir)
     run.ledger.ingest(out_dir)
 
 

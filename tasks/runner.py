@@ -1,14 +1,17 @@
-"""The rollout runner: k attempts per task over N worker threads, each rollout in a fresh sandbox
-(agent, then verifier), its RolloutResult written atomically to one JSON file. A failure inside a
-rollout becomes an infra_error result; it never ends the run. Storing results is traces/' job."""
+"""The rollout runner: one rollout in a fresh sandbox (agent, then verifier), k attempts per task
+over N worker threads, each RolloutResult written atomically to one JSON file by the calling
+process. A failure inside a rollout becomes an infra_error result; it never ends the run. Where
+rollouts run (this process or a cluster) is executor.py's; storing results is traces/'."""
 from __future__ import annotations
 
+import socket
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import TypeVar
 
 from agent.environment import ExecResult
 from agent.events import ListSink
@@ -24,6 +27,8 @@ from tasks.verifier import VerifierResult, verify
 from workspace.spec import LoadedHarness
 
 Planned = tuple[Task, Split, int]
+T = TypeVar("T")
+NODE = socket.gethostname()  # the machine a rollout ran on, recorded in its result
 GRACE_SECONDS = 5.0  # beyond the agent's own wall budget, for the step in flight to end
 
 
@@ -113,11 +118,60 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
                          verifier_tail=check.output_tail, events=list(sink.events))
 
 
-def _infra_error(base: dict, error: BaseException, sink: ListSink) -> RolloutResult:
-    """The rollout as far as it got: the exception, and every event recorded before it."""
-    last = traceback.format_exception_only(type(error), error)[-1].strip()
-    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR,
-                         exit_reason=ExitReason.EXCEPTION.detailed(last), events=list(sink.events))
+def infra_error(base: dict, error: BaseException | str, sink: ListSink | None = None
+                ) -> RolloutResult:
+    """The rollout as far as it got: why it could not finish, and every event recorded before."""
+    if isinstance(error, BaseException):
+        last = traceback.format_exception_only(type(error), error)[-1].strip()
+        error = ExitReason.EXCEPTION.detailed(last)
+    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=error,
+                         events=list(sink.events) if sink else [])
+
+
+def result_base(run_id: str, iteration: int, task: Task, split: Split, attempt: int,
+                harness_commit: str) -> dict:
+    """The fields every result of one planned rollout starts from."""
+    return dict(rollout_id=rollout_id(iteration, task.id, attempt), run_id=run_id,
+                iteration=iteration, task_id=task.id, split=split, attempt=attempt,
+                harness_commit=harness_commit, started_at=time.time(), node=NODE)
+
+
+def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
+            *, sandbox_factory: SandboxFactory, rollout_timeout: float | None) -> RolloutResult:
+    """One rollout that never raises: a failure inside it is an infra_error result."""
+    start = time.monotonic()
+    sink = ListSink()
+    try:
+        client = model if hasattr(model, "chat") else model()
+        base = {**base, "model": getattr(client, "name", "")}
+        result = run_one(harness, client, task, sandbox_factory,
+                         _deadline(harness, task, rollout_timeout), base, sink)
+    except Exception as error:  # one broken rollout is data, not the end of the run
+        result = infra_error(base, error, sink)
+    return result.model_copy(update={"duration_s": time.monotonic() - start})
+
+
+def in_pool(items: Sequence[T], work: Callable[[T], RolloutResult], workers: int
+            ) -> Iterator[RolloutResult]:
+    """`work` over `items` on `workers` threads; results in the order they finish."""
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rollout") as pool:
+        for done in as_completed([pool.submit(work, item) for item in items]):
+            yield done.result()
+
+
+def write_results(results: Iterable[RolloutResult], out_dir: Path,
+                  progress: Callable[[RolloutResult], None] | None = None) -> dict[str, Path]:
+    """Each result to its own file as it arrives (the run's only writer of rollout files), then
+    shown; returns the files by rollout id. A rollout id seen twice keeps its first result."""
+    written: dict[str, Path] = {}
+    for result in results:
+        if result.rollout_id in written:
+            continue
+        path = Path(out_dir) / f"{result.rollout_id}.json"
+        written[result.rollout_id] = write_model(path, result)
+        if progress is not None:
+            progress(result)
+    return written
 
 
 def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tuple[Task, Split]],
@@ -127,7 +181,8 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
                  skip: set[str] | frozenset[str] = frozenset(),
                  sandbox_factory: SandboxFactory | None = None,
                  progress: Callable[[RolloutResult], None] | None = None) -> list[Path]:
-    """Run every planned rollout not in `skip`; returns the result files written, in plan order.
+    """Run every planned rollout not in `skip` on one loaded harness in this process; returns the
+    result files written, in plan order.
 
     `model` is one shared client or a factory called once per rollout (for clients that are not
     thread-safe). `plan` overrides `tasks` x `attempts` (e.g. extra attempts of one task).
@@ -136,25 +191,11 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
     todo = [p for p in (plan or plan_rollouts(tasks, attempts))
             if rollout_id(iteration, p[0].id, p[2]) not in skip]
 
-    def work(item: Planned) -> Path:
+    def work(item: Planned) -> RolloutResult:
         task, split, attempt = item
-        base = dict(rollout_id=rollout_id(iteration, task.id, attempt), run_id=run_id,
-                    iteration=iteration, task_id=task.id, split=split, attempt=attempt,
-                    harness_commit=harness_commit, started_at=time.time())
-        start = time.monotonic()
-        sink = ListSink()
-        try:
-            client = model if hasattr(model, "chat") else model()
-            base["model"] = getattr(client, "name", "")
-            result = run_one(harness, client, task, factory,
-                             _deadline(harness, task, rollout_timeout), base, sink)
-        except Exception as error:  # one broken rollout is data, not the end of the run
-            result = _infra_error(base, error, sink)
-        result = result.model_copy(update={"duration_s": time.monotonic() - start})
-        path = write_model(Path(out_dir) / f"{result.rollout_id}.json", result)
-        if progress is not None:
-            progress(result)
-        return path
+        base = result_base(run_id, iteration, task, split, attempt, harness_commit)
+        return rollout(harness, model, task, base, sandbox_factory=factory,
+                       rollout_timeout=rollout_timeout)
 
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rollout") as pool:
-        return list(pool.map(work, todo))
+    written = write_results(in_pool(todo, work, workers), out_dir, progress)
+    return [written[rollout_id(iteration, task.id, attempt)] for task, _, attempt in todo]

@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
     duration_s DOUBLE NOT NULL,
     exit_reason VARCHAR NOT NULL,
     verifier_tail VARCHAR NOT NULL,
-    started_at DOUBLE NOT NULL
+    started_at DOUBLE NOT NULL,
+    node VARCHAR NOT NULL DEFAULT '' -- the machine (and Ray node) that ran it
 );
 CREATE TABLE IF NOT EXISTS events (
     rollout_id VARCHAR NOT NULL,

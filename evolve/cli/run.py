@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
+EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
+                 "README 'Scale out').")
+RAY_ADDRESS_HELP = ("With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:PORT); "
+                    "default RAY_ADDRESS, else the cluster last started on this machine, else a "
+                    "new local Ray instance.")
 
 
 def register(app: typer.Typer) -> None:
@@ -44,10 +49,12 @@ def init(
                                            help="Run agent commands without bubblewrap (dangerous)."),
     analyst: bool = typer.Option(False, "--analyst", help="Add an LLM root cause (from the evolve "
                                  "model) to each failing task's evidence."),
+    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
     """Create a run: run.yaml, a harness workspace from the seed (git), and the trace store.
 
-    Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2
+    Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2 --executor ray
     """
     from rich.console import Console
 
@@ -65,17 +72,22 @@ def init(
     config = validate_config(dict(
         run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
-        unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, stop={"iterations": iterations},
+        unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
+        ray_address=ray_address, stop={"iterations": iterations},
     ), RunPaths(root=run_dir).config)
     paths = init_run(run_dir, config)
     Console().print(f"created run {config.run_id!r} in {paths.root} "
                     f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})")
 
 
-def run(run_dir: Path = typer.Argument(..., help="The run directory.")) -> None:
+def run(
+    run_dir: Path = typer.Argument(..., help="The run directory."),
+    executor: str = typer.Option(None, "--executor", help=EXECUTOR_HELP + " Default: run.yaml's."),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+) -> None:
     """Evaluate the current harness once (EVAL, INGEST, DISTILL) and print the pass rates.
 
-    Example: evoharness run runs/night1
+    Example: evoharness run runs/night1 --executor ray
     """
     from rich.console import Console
 
@@ -83,7 +95,8 @@ def run(run_dir: Path = typer.Argument(..., help="The run directory.")) -> None:
 
     console = Console()
     started = time.monotonic()
-    evaluate_once(run_dir, console.print, _rollout_line(console))
+    evaluate_once(run_dir, console.print, _rollout_line(console),
+                  overrides=_executor_options(executor, ray_address))
     console.print(f"done in {time.monotonic() - started:.0f}s")
     _status_table(run_dir, console)
 
@@ -92,10 +105,12 @@ def evolve_cmd(
     run_dir: Path = typer.Argument(..., help="The run directory."),
     iterations: int = typer.Option(None, "--iterations", help="Evolution iterations (overrides run.yaml)."),
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted iteration."),
+    executor: str = typer.Option(None, "--executor", help=EXECUTOR_HELP + " Default: run.yaml's."),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
     """Run the evolution loop until a stop rule holds; resumable after any crash.
 
-    Example: evoharness evolve runs/night1 --iterations 2
+    Example: evoharness evolve runs/night1 --iterations 2 --executor ray --ray-address auto
     """
     from rich.console import Console
 
@@ -104,7 +119,8 @@ def evolve_cmd(
     console = Console()
     started = time.monotonic()
     result = evolve(run_dir, iterations=iterations, resume=resume, say=console.print,
-                    on_rollout=_rollout_line(console))
+                    on_rollout=_rollout_line(console),
+                    overrides=_executor_options(executor, ray_address))
     console.print(f"[bold]finished[/] after iteration {result.last_iteration} "
                   f"({result.stop_reason}) in {time.monotonic() - started:.0f}s")
     _status_table(run_dir, console)
@@ -128,6 +144,12 @@ def status(
         print(json.dumps(status_rows(run_dir), indent=2))
         return
     _status_table(run_dir, Console())
+
+
+def _executor_options(executor: str | None, ray_address: str | None) -> dict:
+    """run.yaml settings that this command's options override (for this process only)."""
+    return {key: value for key, value in [("executor", executor), ("ray_address", ray_address)]
+            if value is not None}
 
 
 def _status_table(run_dir: Path, console: Console) -> None:
