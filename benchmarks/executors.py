@@ -1,7 +1,7 @@
 """Benchmark (not a test): scripted rollouts per minute with the local and the Ray executor at 1, 2
-and 4 workers, and what Ray adds per rollout. The model is the scripted e2e agent behind a
-loopback Ollama server (a test double: it answers at once, so the model is never the bottleneck);
-each rollout runs a shell command in a bubblewrap sandbox, then the verifier.
+and 4 workers, and what Ray adds per rollout. The model is the scripted model playing the e2e code
+agent from a script file (a test double: it answers at once, so the model is never the
+bottleneck); each rollout runs a shell command in a bubblewrap sandbox, then the verifier.
 
 It re-runs itself in a private network, PID and /tmp/ray namespace (as the tests do), so Ray
 talks over loopback only. Prints `metric: value unit` lines. Run: python benchmarks/executors.py"""
@@ -41,13 +41,12 @@ def measure(rollouts: int) -> None:
     from tasks.runner import plan_rollouts
     from tasks.sandbox import BwrapSandbox
     from tasks.task import load_suite
-    from tests.fixtures.e2e_agents import HELPFUL_RULE, ScriptedAgents
+    from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
     from workspace.edits import AppendRule
     from workspace.repo import HarnessRepo
 
-    agents = ScriptedAgents(solves=lambda system: HELPFUL_RULE in system, evolve_script=[])
-    with tempfile.TemporaryDirectory() as scratch, agents.server() as server:
-        os.environ["OLLAMA_HOST"] = server.url
+    with tempfile.TemporaryDirectory() as scratch:
+        model = write_script(Path(scratch) / "agents.yaml", [solve_rule(has=[HELPFUL_RULE])])
         repo = HarnessRepo.create(Path(scratch) / "workspace")
         AppendRule(text=HELPFUL_RULE).apply(repo.path)
         repo.commit_change("the rule the scripted agent acts on", change_id="bench-1",
@@ -55,7 +54,7 @@ def measure(rollouts: int) -> None:
         plan = plan_rollouts(load_suite(ROOT / "tests" / "fixtures" / "e2e_suite").items(),
                              attempts=max(1, rollouts // 3))
         specs = rollout_specs(plan, run_id="bench", iteration=0, harness=HarnessTree.at(repo),
-                              model="ollama:scripted")
+                              model=model)
         ray.init(num_cpus=4, include_dashboard=False, logging_level="WARNING")
         steady: dict[tuple[str, int], float] = {}
         for workers in (1, 2, 4):
@@ -90,11 +89,16 @@ class Timed(NamedTuple):
 
 
 def timed(executor, specs) -> Timed:
+    """Runs the batch; every rollout must pass (else it did not do the work being timed)."""
+    from tasks.results import Outcome
+
     started = time.monotonic()
     arrivals, took = [], []
     for result in executor.results(specs):
         arrivals.append(time.monotonic())
         took.append(result.duration_s)
+        if result.outcome != Outcome.PASS:
+            sys.exit(f"{result.rollout_id} did not pass ({result.outcome}: {result.exit_reason})")
     per_rollout = (arrivals[-1] - arrivals[0]) / (len(arrivals) - 1)
     return Timed(arrivals[-1] - started, per_rollout, per_rollout - statistics.mean(took[1:]),
                  arrivals[0] - started - took[0])

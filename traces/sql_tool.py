@@ -56,6 +56,8 @@ _FAILING_LINES = (
 # Allowlisted by design: a column or table not named here does not exist for a restricted query.
 # Dropped: runs.config (names the held-out tasks and the suite's files), iterations.detail (phase
 # records name held-out rollouts and quarantined files), rollouts.verifier_tail (raw output).
+# Kept: rollouts.node (host / Ray node), so failures of one machine read as infrastructure, not as
+# the harness's; an infra_error's exit_reason names it anyway.
 RESTRICTED_VIEW: dict[str, TableView] = {
     "meta": _view("key", "value"),
     "runs": _view("run_id", "created_at"),
@@ -63,7 +65,7 @@ RESTRICTED_VIEW: dict[str, TableView] = {
     "rollouts": _view(
         "rollout_id", "run_id", "iteration", "task_id", "split", "attempt", "harness_commit",
         "model", "outcome", "reward", "tokens_in", "tokens_out", "steps", "duration_s",
-        "exit_reason", "started_at", verifier_lines=_FAILING_LINES, rows="split = $split",
+        "exit_reason", "started_at", "node", verifier_lines=_FAILING_LINES, rows="split = $split",
         redacted=("exit_reason", "verifier_lines")),
     "events": _view("rollout_id", "seq", "kind", "name", "content", "data", "tokens_in",
                     "tokens_out", "duration_ms", "ts", rows=_SPLIT_ROLLOUTS,

@@ -10,8 +10,8 @@ import yaml
 
 from evolve.cli import main
 from evolve.config import load_config
+from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
 from traces.store import TraceStore
-from tests.fixtures.e2e_agents import HELPFUL_RULE, ScriptedAgents
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 
@@ -25,9 +25,8 @@ def cli(*args: str) -> int:
     return 0
 
 
-def init(run_dir: Path, *options: str) -> int:
-    return cli("init", str(run_dir), "--tasks", str(SUITE), "--model", "ollama:scripted", "-k", "1",
-               *options)
+def init(run_dir: Path, *options: str, model: str = "scripted:run-line") -> int:
+    return cli("init", str(run_dir), "--tasks", str(SUITE), "--model", model, "-k", "1", *options)
 
 
 def test_init_records_the_executor_and_the_address(tmp_path: Path) -> None:
@@ -46,17 +45,14 @@ def test_an_unknown_executor_names_the_field(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
-def test_run_executor_overrides_run_yaml_for_that_process_only(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_executor_overrides_run_yaml_for_that_process_only(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    assert init(run_dir, "--executor", "ray", "--ray-address", "127.0.0.1:1", "--iterations", "0"
-                ) == 0
+    model = write_script(tmp_path / "agents.yaml", [solve_rule(has=[HELPFUL_RULE])])
+    assert init(run_dir, "--executor", "ray", "--ray-address", "127.0.0.1:1", "--iterations", "0",
+                model=model) == 0
     before = yaml.safe_load((run_dir / "run.yaml").read_text())
     assert cli("run", str(run_dir), "--executor", "kubernetes") == 2  # checked like run.yaml
-    agents = ScriptedAgents(solves=lambda system: HELPFUL_RULE in system, evolve_script=[])
-    with agents.server() as server:
-        monkeypatch.setenv("OLLAMA_HOST", server.url)
-        assert cli("run", str(run_dir), "--executor", "local") == 0  # ray would be refused
+    assert cli("run", str(run_dir), "--executor", "local") == 0  # ray would be refused
 
     with TraceStore(run_dir / "traces.duckdb", read_only=True) as store:
         outcomes = store.con.execute("SELECT DISTINCT outcome FROM rollouts").fetchall()

@@ -1,6 +1,6 @@
 """tasks/executor.py: rollout specs carry the harness as a git tree (any commit, checked out or
 not), the local executor runs them on this machine's threads, and execute() alone writes each
-result once. The code agent is the scripted e2e agent behind a loopback Ollama server."""
+result once. The code agent is the scripted model playing the e2e agent (tests/fixtures)."""
 from __future__ import annotations
 
 import socket
@@ -14,7 +14,7 @@ from tasks.results import Outcome, RolloutResult
 from tasks.runner import plan_rollouts
 from tasks.sandbox import BwrapSandbox
 from tasks.task import load_suite
-from tests.fixtures.e2e_agents import HELPFUL_RULE, ScriptedAgents
+from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
 from workspace.edits import AppendRule
 from workspace.repo import HarnessRepo
 
@@ -24,11 +24,9 @@ SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 
 
 @pytest.fixture
-def agents(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedAgents]:
-    scripted = ScriptedAgents(solves=lambda system: HELPFUL_RULE in system, evolve_script=[])
-    with scripted.server() as server:
-        monkeypatch.setenv("OLLAMA_HOST", server.url)
-        yield scripted
+def model(tmp_path: Path) -> str:
+    """A code agent that solves a task only when its harness has the helpful rule."""
+    return write_script(tmp_path / "agents.yaml", [solve_rule(has=[HELPFUL_RULE])])
 
 
 @pytest.fixture
@@ -46,10 +44,11 @@ def probe_commit(repo: HarnessRepo) -> str:
     return probe
 
 
-def specs_for(tree: HarnessTree, iteration: int = 0, **options) -> list[RolloutSpec]:
+def specs_for(tree: HarnessTree, iteration: int = 0, model: str = "scripted:done",
+              **options) -> list[RolloutSpec]:
     plan = plan_rollouts(load_suite(SUITE).items(), attempts=2)
-    return rollout_specs(plan, run_id="r", iteration=iteration, harness=tree,
-                         model="ollama:scripted", **options)
+    return rollout_specs(plan, run_id="r", iteration=iteration, harness=tree, model=model,
+                         **options)
 
 
 def test_a_tree_is_checked_out_only_when_the_workspace_is_exactly_it(repo: HarnessRepo) -> None:
@@ -64,12 +63,12 @@ def test_a_tree_is_checked_out_only_when_the_workspace_is_exactly_it(repo: Harne
 
 @needs_bwrap
 def test_a_probe_runs_without_being_checked_out(repo: HarnessRepo, tmp_path: Path,
-                                                agents: ScriptedAgents) -> None:
+                                                model: str) -> None:
     probe = HarnessTree.at(repo, probe_commit(repo))
     executor = LocalExecutor(workers=2, rollout_timeout=60, sandbox_factory=BwrapSandbox.for_task)
+    specs = specs_for(probe, model=model) + specs_for(HarnessTree.at(repo), 1, model=model)[:1]
 
-    paths = execute(executor, specs_for(probe) + specs_for(HarnessTree.at(repo), 1)[:1],
-                    tmp_path / "out")
+    paths = execute(executor, specs, tmp_path / "out")
 
     results = [RolloutResult.model_validate_json(p.read_text()) for p in paths]
     *on_probe, on_head = results
