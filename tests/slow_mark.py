@@ -1,7 +1,9 @@
 """A pytest plugin that keeps the `slow` mark honest: a test not marked slow that costs more than
 the threshold in CPU seconds (its process and the children it waited for: sandboxes, git, the
 verifier) fails the session, naming it. CPU time rather than wall time, because a loaded machine
-stretches the wall clock of every test but barely changes the work a test does."""
+stretches the wall clock of every test but barely changes the work a test does. It cannot see
+processes reaped outside this process tree (inside a PID namespace whose init is not waited for),
+so tests that run daemons that way (Ray's) are judged by the work this process does."""
 from __future__ import annotations
 
 import os
@@ -27,7 +29,8 @@ def _cpu_seconds() -> float:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item: pytest.Item):
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    # Setup, call and teardown: a module-scoped fixture's cost falls on the first test using it.
     started = _cpu_seconds()
     yield
     spent = _cpu_seconds() - started
