@@ -285,10 +285,32 @@ def build_world(cell: Cell, design: TrialDesign, rng: random.Random) -> World:
     return world
 
 
-def run_cell(cell: Cell, trials: int, design: TrialDesign, seed: int) -> dict[str, list[float]]:
-    """Per strategy: [kept, judged, rollouts used]."""
+@dataclass
+class Tally:
+    """One strategy in one cell: changes judged, kept, and rollouts used (sum and sum of squares)."""
+
+    judged: int = 0
+    kept: int = 0
+    rollouts: float = 0.0
+    rollouts_sq: float = 0.0
+
+    def add(self, verdict: TrialVerdict) -> None:
+        self.judged += 1
+        self.kept += verdict.kept
+        self.rollouts += verdict.rollouts.used
+        self.rollouts_sq += verdict.rollouts.used ** 2
+
+    @property
+    def rate(self) -> float:
+        return self.kept / self.judged
+
+
+Results = dict[Cell, dict[str, Tally]]
+
+
+def run_cell(cell: Cell, trials: int, design: TrialDesign, seed: int) -> dict[str, Tally]:
     rng = random.Random(f"{seed}-{cell}")
-    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0])
+    tallies: dict[str, Tally] = defaultdict(Tally)
     for _ in range(trials):
         world = build_world(cell, design, rng)
         history = world.tree_history()
@@ -299,12 +321,8 @@ def run_cell(cell: Cell, trials: int, design: TrialDesign, seed: int) -> dict[st
             # Each strategy is judged on its own copy of the head (a kept change moves it).
             copy = World(p=list(world.p), tree=world.tree, trees=world.trees,
                          history=world.history, latest=world.latest)
-            verdict = judge(copy, *made, design, rng, history)
-            row = totals[name]
-            row[0] += verdict.kept
-            row[1] += 1
-            row[2] += verdict.rollouts.used
-    return dict(totals)
+            tallies[name].add(judge(copy, *made, design, rng, history))
+    return dict(tallies)
 
 
 def _cells() -> list[Cell]:
@@ -312,7 +330,7 @@ def _cells() -> list[Cell]:
 
 
 def run(trials: int, design: TrialDesign, seed: int = 0, workers: int = 1,
-        cells: Sequence[Cell] | None = None) -> dict[Cell, dict[str, list[float]]]:
+        cells: Sequence[Cell] | None = None) -> Results:
     cells = list(cells or _cells())
     if workers <= 1:
         return {c: run_cell(c, trials, design, seed) for c in cells}
@@ -334,9 +352,9 @@ class Figure:
     judged: int
 
 
-def keep_rate(results: dict[Cell, dict[str, list[float]]], strategy: str, worst=max) -> Figure | None:
-    rates = [(row[0] / row[1], row[1], cell) for cell, rows in results.items()
-             if (row := rows.get(strategy)) and row[1]]
+def keep_rate(results: Results, strategy: str, worst=max) -> Figure | None:
+    rates = [(t.rate, t.judged, cell) for cell, named in results.items()
+             if (t := named.get(strategy)) and t.judged]
     if not rates:
         return None
     mean = sum(r for r, _, _ in rates) / len(rates)
@@ -353,17 +371,27 @@ def _variance(rate: float, n: int) -> float:
     return adjusted * (1 - adjusted) / (n + 4)
 
 
-def rollouts(results: dict[Cell, dict[str, list[float]]]) -> tuple[float, float, str]:
-    """Mean rollouts per change (every listed strategy and cell) and the worst (cell, strategy)."""
-    rows = [(row, f"{cell} {name}") for cell, named in results.items()
-            for name, row in named.items() if name not in DIAGNOSTIC and row[1]]
-    changes = sum(row[1] for row, _ in rows)
-    used = sum(row[2] for row, _ in rows)
-    worst, where = max((row[2] / row[1], where) for row, where in rows)
-    return used / changes, worst, where
+@dataclass(frozen=True)
+class Spend:
+    mean: float
+    margin: float
+    worst: float
+    worst_cell: str
 
 
-def report(results: dict[Cell, dict[str, list[float]]]) -> list[str]:
+def rollouts(results: Results) -> Spend:
+    """Mean rollouts per change over every change of the listed strategies in every cell, its
+    95% margin, and the (cell, strategy) with the highest mean."""
+    tallies = [(t, f"{cell} {name}") for cell, named in results.items()
+               for name, t in named.items() if name not in DIAGNOSTIC and t.judged]
+    n = sum(t.judged for t, _ in tallies)
+    mean = sum(t.rollouts for t, _ in tallies) / n
+    var = sum(t.rollouts_sq for t, _ in tallies) / n - mean ** 2
+    worst, where = max((t.rollouts / t.judged, where) for t, where in tallies)
+    return Spend(mean, 1.96 * math.sqrt(var / n), worst, where)
+
+
+def report(results: Results) -> list[str]:
     lines = []
     for name in FALSE_ACCEPT:
         fig = keep_rate(results, name)
@@ -373,8 +401,9 @@ def report(results: dict[Cell, dict[str, list[float]]]) -> list[str]:
         fig = keep_rate(results, name, worst=min)
         if fig:
             lines.append(_line(f"power_{name.removeprefix('good_')}", fig))
-    mean, worst, where = rollouts(results)
-    lines.append(f"rollouts_per_change: {mean:.1f} rollouts (worst cell {worst:.1f}: {where})")
+    spend = rollouts(results)
+    lines.append(f"rollouts_per_change: {spend.mean:.1f} rollouts (±{spend.margin:.1f}; worst cell "
+                 f"{spend.worst:.1f}: {spend.worst_cell})")
     return lines
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
+from manifests.design import TrialDesign
 
 CONFIG_FILE = "run.yaml"
 
@@ -45,6 +46,8 @@ class RunConfig(BaseModel):
     analyst: bool = False
     unsafe_no_sandbox: bool = False
     stop: StopRules = Field(default_factory=StopRules)
+    verdicts: TrialDesign = Field(default_factory=TrialDesign, description=(
+        "the per-change trial: false-accept rate, rollout caps (manifests/design.py)"))
 
     @field_validator("run_id")
     @classmethod

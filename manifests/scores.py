@@ -1,14 +1,18 @@
 """Prediction scores (AHE's fix/regression precision and recall, Brier score, expected vs observed
-delta) per change, per iteration and over the run, and the scoreboard the evolve agent reads."""
+delta, keep rate) per change, per iteration and over the run, and the scoreboard the evolve agent
+reads. Two feeders fill the same counts: `score_changes` from attribution's before/after classes
+(today's loop) and `scores_from_verdicts` from stored trial verdicts (verdict.py), which the loop
+moves to when it drives trials."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from .attribution import TaskClass, Verdict, classify_tasks
 from .noise import NoiseModel, TaskCounts
 from .schema import ChangeManifestEntry
+from .verdict import TrialVerdict
 
 _JUDGED = (TaskClass.FIXED, TaskClass.REGRESSED, TaskClass.UNCHANGED)
 
@@ -22,7 +26,8 @@ class Scores(BaseModel):
 
     Precision counts (change, task) predictions on judged tasks; recall counts observed FIXED or
     REGRESSED tasks that any change predicted. Predictions on unstable or missing tasks are left
-    out of both and of the Brier score, and counted in `unjudged`.
+    out of both and of the Brier score, and counted in `unjudged`. `changes` and `kept` count
+    verdicts (filled from trial verdicts only).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -40,6 +45,12 @@ class Scores(BaseModel):
     unjudged: int = 0
     expected_delta: float = 0.0
     observed_delta: float = 0.0
+    changes: int = 0
+    kept: int = 0
+
+    @property
+    def keep_rate(self) -> float | None:
+        return _ratio(self.kept, self.changes)
 
     @property
     def fix_precision(self) -> float | None:
@@ -78,23 +89,31 @@ def _mean_rate(counts: Mapping[str, TaskCounts], tasks: list[str]) -> float:
     return sum(counts[t].passes / counts[t].total for t in tasks) / len(tasks)
 
 
-def _prediction_counts(changes, classes) -> dict:
+def _tally(judged: Iterable[tuple[str, float, bool | None]]) -> dict:
+    """Counts behind precision and Brier from (kind, stated probability, happened) per prediction,
+    kind "fix" or "reg"; happened is None when the prediction could not be judged."""
     counts = dict(fix_predicted=0, fix_confirmed=0, reg_predicted=0, reg_confirmed=0,
                   brier_sum=0.0, brier_n=0, unjudged=0)
-    for change in changes:
-        for kind, predictions, target in (("fix", change.predicted_fixes, TaskClass.FIXED),
-                                          ("reg", change.predicted_regressions, TaskClass.REGRESSED)):
-            for p in predictions:
-                cls = classes.get(p.task_id, TaskClass.UNJUDGED)
-                if cls not in _JUDGED:
-                    counts["unjudged"] += 1
-                    continue
-                happened = cls is target
-                counts[f"{kind}_predicted"] += 1
-                counts[f"{kind}_confirmed"] += int(happened)
-                counts["brier_sum"] += (p.probability - float(happened)) ** 2
-                counts["brier_n"] += 1
+    for kind, probability, happened in judged:
+        if happened is None:
+            counts["unjudged"] += 1
+            continue
+        counts[f"{kind}_predicted"] += 1
+        counts[f"{kind}_confirmed"] += int(happened)
+        counts["brier_sum"] += (probability - float(happened)) ** 2
+        counts["brier_n"] += 1
     return counts
+
+
+def _prediction_counts(changes, classes) -> dict:
+    def judged():
+        for change in changes:
+            for kind, predictions, target in (("fix", change.predicted_fixes, TaskClass.FIXED),
+                                              ("reg", change.predicted_regressions, TaskClass.REGRESSED)):
+                for p in predictions:
+                    cls = classes.get(p.task_id, TaskClass.UNJUDGED)
+                    yield kind, p.probability, (cls is target) if cls in _JUDGED else None
+    return _tally(judged())
 
 
 def score_changes(
@@ -115,6 +134,26 @@ def score_changes(
         regs_observed=len(regressed), regs_recalled=len(regressed & reg_claims),
         expected_delta=sum(c.expected_delta for c in changes),
         observed_delta=observed_delta(before, after),
+    )
+
+
+_HAPPENED = {"fixed": True, "not_fixed": False, "regressed": True, "held": False}
+
+
+def scores_from_verdicts(verdicts: Sequence[TrialVerdict]) -> Scores:
+    """The scores of stored trial verdicts. A predicted fix happened when its task's own pairs
+    reached the trial's boundary; a predicted regression when the screen found it. A fix is only
+    observed on a predicted task (a trial runs the change on nothing else that could improve), so
+    fix recall stays undefined; regressions are observed on every screened task, predicted or not."""
+    rows = [(v, t) for v in verdicts for t in v.tasks]
+    judged = [("fix" if t.predicted == "fix" else "reg", t.probability, _HAPPENED.get(t.result))
+              for _, t in rows if t.predicted is not None]
+    regressed = [t for _, t in rows if t.result == "regressed"]
+    return Scores(
+        **_tally(judged),
+        regs_observed=len(regressed),
+        regs_recalled=sum(1 for t in regressed if t.predicted == "regression"),
+        changes=len(verdicts), kept=sum(1 for v in verdicts if v.kept),
     )
 
 

@@ -138,8 +138,8 @@ def screen_state(task: ScreenTask, base: Sequence[bool], change: Sequence[bool],
     second test) and stop at the first that decides, so the result depends on the recorded
     rollouts only."""
     share = design.screen_first_share * design.regression_alpha
-    first = _test(change, 1.0 - design.regression_margin, design.screen_first_rollouts, share,
-                  design.screen_batch, design)
+    first = _test(change, round(1.0 - design.regression_margin, 9), design.screen_first_rollouts,
+                  share, design.screen_batch, design)
     common = dict(task_id=task.task_id, mean=round((task.passes + 1) / (task.passes + task.fails + 2), 4))
     if first.result != "regressed":
         return _state(common, first)

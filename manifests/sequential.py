@@ -64,15 +64,19 @@ def mixture_evalue(successes: int, trials: int, null_p: float) -> float:
     return math.exp(log_beta + math.log(tail) - log_null)
 
 
-def crossing_probability(threshold: float, null_p: float, horizon: int) -> float:
-    """P(E(X_n, n; p0) >= threshold for some n <= horizon) when every trial succeeds with p0:
-    exact, by carrying the probability of each success count among paths not yet crossed."""
+@lru_cache(maxsize=4096)
+def crossing_probability(threshold: float, null_p: float, horizon: int,
+                         success_p: float | None = None) -> float:
+    """P(E(X_n, n; p0) >= threshold for some n <= horizon) when every trial succeeds with
+    `success_p` (default p0, the edge of the null): exact, by carrying the probability of each
+    success count among the paths not yet crossed."""
+    p = null_p if success_p is None else success_p
     alive = {0: 1.0}
     crossed = 0.0
     for n in range(1, horizon + 1):
         nxt: dict[int, float] = {}
         for x, prob in alive.items():
-            for step, p_step in ((1, null_p), (0, 1.0 - null_p)):
+            for step, p_step in ((1, p), (0, 1.0 - p)):
                 if mixture_evalue(x + step, n, null_p) >= threshold:
                     crossed += prob * p_step
                 else:

@@ -29,7 +29,7 @@ from .history import TreeHistory
 from .probe import ProbeOutcomes, ProbePlan, ProbeReplay, ProbeState, plan_probe, probe_target
 from .schema import ChangeManifestEntry
 from .screen import ScreenState, ScreenTask, plan_screen, screen_state
-from .sequential import mixture_evalue
+from .sequential import crossing_probability, mixture_evalue
 from .verdict import Rollouts, TaskEvidence, TrialOutcome, TrialVerdict
 
 Arm = Literal["base", "change"]
@@ -144,12 +144,19 @@ class Trial:
             change_id=self.change.id, base_tree=self.history.tree,
             decision="keep" if outcome == "effective" else "revert", outcome=outcome, reason=reason,
             evalue=probe.evalue if probe else 1.0, threshold=self.probe.threshold if self.probe else None,
-            p_value=min(1.0, 1.0 / probe.max_evalue) if probe else 1.0,
+            p_value=self._p_value(probe),
             futility=probe.futility if probe else 0.0, looks=probe.looks if probe else 0,
             wins=probe.wins if probe else 0, losses=probe.losses if probe else 0,
             rollouts=rollouts, tasks=self._evidence(probe, screens), design=self.design,
         )
         return TrialStep(verdict=verdict)
+
+    def _p_value(self, probe: ProbeState | None) -> float:
+        """The chance, for a change with no gain, that the e-value reaches the largest value seen
+        within the cap: exact, and <= alpha exactly when the probe crossed its boundary."""
+        if probe is None or self.probe is None or probe.max_evalue <= 1.0:
+            return 1.0
+        return min(1.0, crossing_probability(probe.max_evalue, 0.5, self.probe.horizon))
 
     def _evidence(self, probe: ProbeState | None, screens: list[ScreenState]) -> list[TaskEvidence]:
         claims = {p.task_id: ("fix", p.probability) for p in self.change.predicted_fixes}
@@ -162,14 +169,9 @@ class Trial:
                 pairs.task_id, "probe", claims, base=f"{pairs.base_passes}/{pairs.pairs}",
                 change=f"{pairs.change_passes}/{pairs.pairs}", wins=pairs.wins, losses=pairs.losses,
                 evalue=own, result="fixed" if fixed else "not_fixed")
-        screened = {s.task_id: s for s in screens}
-        for task in self.screen:
-            s = screened.get(task.task_id)
-            if s is None:
-                rows[task.task_id] = self._row(task.task_id, "screen", claims, result="unjudged")
-                continue
-            rows[task.task_id] = self._row(
-                task.task_id, "screen", claims, base=f"{s.base_passes}/{s.base_rollouts}",
+        for s in screens:  # empty unless the probe showed a gain and the screen ran
+            rows[s.task_id] = self._row(
+                s.task_id, "screen", claims, base=f"{s.base_passes}/{s.base_rollouts}",
                 change=f"{s.passes}/{s.rollouts}", floor=s.floor, threshold=s.threshold,
                 evalue=s.evalue, result="unjudged" if s.result == "open" else s.result)
         for task, (kind, _) in claims.items():

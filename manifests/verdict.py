@@ -70,7 +70,9 @@ class TrialVerdict(BaseModel):
     reason: str
     evalue: float = Field(description="the probe's sign-test e-value at the deciding look")
     threshold: float | None = Field(None, description="the probe's calibrated boundary")
-    p_value: float = Field(description="always-valid p-value: 1 / the largest e-value seen")
+    p_value: float = Field(description=(
+        "the chance, for a change with no gain, that the probe's e-value would reach the largest "
+        "value seen within the cap (exact; <= alpha exactly when the change passed the probe)"))
     futility: float = Field(0.0, description="log likelihood ratio against the futility effect")
     looks: int = 0
     wins: int = 0
