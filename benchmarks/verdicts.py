@@ -15,8 +15,11 @@ tasks were mixed under the base tree.
 Effects: "+d" raises a task's pass probability from p to p + d. Honest good edits target failing
 tasks with p <= 1 - d, so the whole effect is possible; `power_capped_0.3` shows a +0.3 edit on a
 failing task with p > 0.7, where the gain is only 1 - p (a diagnostic, no target). "Breaks" takes
-0.7 off a stable passing task: one that passed every rollout under the base tree and truly passes
-at least 0.9 of the time (the screen's margin, design.regression_margin, is 0.7).
+0.7 off a stable passing task: one that truly passes at least 0.9 of the time and passed every
+rollout of the head's latest evaluation (older failures allowed); the screen's margin,
+design.regression_margin, is 0.7. A shield or a copied prediction comes from a sibling change,
+whose manifest and edit cannot reach this change's trial (it takes one manifest and runs "base +
+this change alone"), so those strategies are judged exactly as the loop will judge them.
 
 Each figure is an average over cells (prior x tasks x k x history), cells weighted equally, with
 its 95% Monte Carlo margin (1.96 standard errors) and its worst cell (with that cell's margin).
@@ -144,10 +147,9 @@ def failing(world: World) -> list[int]:
 
 
 def stable_passing(world: World) -> list[int]:
-    """Tasks that passed every rollout under the base tree and truly pass at least 0.9 of the
-    time: stable passing both in the evidence and in fact."""
-    rows = world.history[world.tree]
-    return [t for t, (ps, n) in enumerate(rows) if n and ps == n and world.p[t] >= 0.9]
+    """Tasks that truly pass at least 0.9 of the time and passed every rollout of the head's
+    latest evaluation (older failures allowed): stable passing in fact and in what the agent sees."""
+    return [t for t, (passes, n) in enumerate(world.latest) if passes == n and world.p[t] >= 0.9]
 
 
 def flaky(world: World) -> list[int]:
@@ -172,8 +174,9 @@ def targets(world: World, rng: random.Random, count: int, headroom: float | None
     return sorted(order[:count]) if len(order) >= count else None
 
 
-def lowest_failing(world: World, rng: random.Random) -> list[int]:
-    return targets(world, rng, 1, None)  # type: ignore[return-value]
+def one_failing(world: World, rng: random.Random) -> list[int]:
+    """A failing task at random, or the task with the lowest observed rate when none fails."""
+    return [rng.choice(failing(world))] if failing(world) else targets(world, rng, 1, None)  # type: ignore[return-value]
 
 
 # --- strategies: (manifest, true edit), or None when the world offers no such change ----------
@@ -227,12 +230,13 @@ def _predicts_nothing(world: World, rng: random.Random):
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "placebo_one_failing": _placebo(lambda w, r: [r.choice(failing(w))] if failing(w)
-                                    else lowest_failing(w, r)),
-    "placebo_all_failing": _placebo(lambda w, r: failing(w) or lowest_failing(w, r)),
+    "placebo_one_failing": _placebo(one_failing),
+    "placebo_all_failing": _placebo(lambda w, r: failing(w) or one_failing(w, r)),
     "placebo_flaky": _placebo(lambda w, r: flaky(w)),
-    "shield": _placebo(lambda w, r: [r.choice(failing(w))] if failing(w)
-                       else lowest_failing(w, r)),
+    # A placebo whose sibling predicts a regression on every passing task: the sibling's
+    # manifest has no way into this change's trial (a trial takes one manifest), so it is judged
+    # exactly as the loop would judge it, as a placebo on a failing task.
+    "shield": _placebo(one_failing),
     "copy": _copy,
     "predicts_nothing": _predicts_nothing,
     "harmful": _breaker(0.3),

@@ -25,9 +25,11 @@ class TrialDesign(BaseModel):
         "the chance a change that breaks a screened task is kept anyway"))
     regression_margin: float = Field(0.7, gt=0, lt=1, description=(
         "a drop in pass probability this large on a screened task counts as a regression"))
-    screen_min_mean: float = Field(0.9, gt=0, lt=1, description=(
-        "a task is screened (stable passing) when the posterior mean of its base pass "
-        "probability is at least this, or can reach it after the top-up"))
+    screen_stable_level: float = Field(0.9, gt=0, lt=1, description=(
+        "a task is a screen candidate (stable passing) when a base pass probability of at "
+        "least this is plausible ..."))
+    screen_candidate_prob: float = Field(0.15, gt=0, lt=1, description=(
+        "... that is, has at least this posterior chance"))
     screen_drop_mean: float = Field(0.75, gt=0, lt=1, description=(
         "a candidate whose topped-up posterior mean is below this is not stable passing and "
         "leaves the screen"))
@@ -46,8 +48,12 @@ class TrialDesign(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> TrialDesign:
-        if self.screen_drop_mean > self.screen_min_mean:
-            raise ValueError("screen_drop_mean must not exceed screen_min_mean")
+        if self.screen_drop_mean > self.screen_stable_level:
+            raise ValueError("screen_drop_mean must not exceed screen_stable_level")
+        best = (self.screen_min_history + 1) / (self.screen_min_history + 2)
+        if best < self.screen_drop_mean:  # else every topped-up task would leave the screen
+            raise ValueError("screen_min_history is too small for screen_drop_mean: even a "
+                             "top-up that all passes would drop the task from the screen")
         if self.screen_first_rollouts > self.screen_max_rollouts:
             raise ValueError("screen_first_rollouts must not exceed screen_max_rollouts")
         return self

@@ -18,13 +18,15 @@ excuse a regression (no shields), and predicting a regression does not excuse it
      rollouts), then tests all the change's rollouts against q - margin, q a high posterior
      quantile of the base's pass probability. A flaky task that only looked stable gets a floor
      it can clear. A task the top-up shows is clearly not stable passing (posterior mean below
-     `screen_drop_mean`) leaves the screen; that bar is set well below `screen_min_mean`, because
-     the top-up was triggered by the change's own failures and a broken stable task must not
-     escape through it.
+     `screen_drop_mean` even if the rest of the top-up passed) leaves the screen; that bar is set
+     well below `screen_stable_level`, because the top-up was triggered by the change's own
+     failures and a broken stable task must not escape through it.
 - The system, not the agent, picks the screened tasks: the candidates are those whose history
-  could still reach `screen_min_mean` after the top-up. History is fair here: no one chose these
-  tasks to look bad, and choosing tasks that look good only overstates their base rate, which
-  raises the floor (errs towards reverting).
+  leaves a pass probability of at least `screen_stable_level` plausible (posterior chance at
+  least `screen_candidate_prob`), so a stable task with one unlucky failure, or with only a
+  rollout or two of history, is still guarded. History is fair here: no one chose these tasks to
+  look bad, and choosing tasks that look good only overstates their base rate, which raises the
+  floor (errs towards reverting).
 - Each test is sequential.py's calibrated mixture e-value at p0 = floor, looked at every
   `screen_batch` rollouts; a task that can no longer reach the boundary within its horizon
   (curtailment) fails that test.
@@ -38,7 +40,7 @@ from typing import Literal
 
 from .design import TrialDesign
 from .history import TreeHistory, beta_quantile
-from .sequential import calibrated_threshold, mixture_evalue, reachable
+from .sequential import binom_cdf, calibrated_threshold, mixture_evalue, reachable
 
 ScreenResult = Literal["dropped", "held", "regressed", "open"]
 ScreenArm = Literal["base", "change"]
@@ -71,24 +73,16 @@ class ScreenState:
     target: int = 0  # rollouts of that arm the next look needs in all
 
 
-def _short(passes: int, total: int, design: TrialDesign) -> int:
-    return max(0, design.screen_min_history - total)
-
-
-def _may_be_stable(passes: int, total: int, design: TrialDesign) -> bool:
-    """Whether the posterior mean can still reach `screen_min_mean` if every rollout of the
-    top-up passes."""
-    short = _short(passes, total, design)
-    return (passes + short + 1) / (total + short + 2) >= design.screen_min_mean
-
-
 def plan_screen(history: TreeHistory, exclude: Collection[str], design: TrialDesign) -> list[ScreenTask]:
-    """Candidates: every task evaluated under the base tree that may be stable passing, except the
-    change's predicted fixes (the probe tests those)."""
+    """Candidates: every task evaluated under the base tree that is plausibly stable passing (its
+    posterior gives a pass probability of at least `screen_stable_level` a chance of at least
+    `screen_candidate_prob`), except the change's predicted fixes (the probe tests those)."""
     tasks = []
     for task_id in sorted(history.counts):
         passes, fails = history.passes_fails(task_id)
-        if task_id not in exclude and _may_be_stable(passes, passes + fails, design):
+        # P(p >= level) under Beta(passes + 1, fails + 1) = P(Bin(passes + fails + 1, level) <= passes)
+        chance = binom_cdf(passes, passes + fails + 1, design.screen_stable_level)
+        if task_id not in exclude and chance >= design.screen_candidate_prob:
             tasks.append(ScreenTask(task_id, passes, fails))
     return tasks
 
@@ -148,7 +142,7 @@ def screen_state(task: ScreenTask, base: Sequence[bool], change: Sequence[bool],
         total = task.passes + task.fails + n
         common = dict(task_id=task.task_id, mean=round((task.passes + passes + 1) / (total + 2), 4),
                       base_passes=passes, base_rollouts=n)
-        short = _short(task.passes + passes, total, design)
+        short = max(0, design.screen_min_history - total)
         if (task.passes + passes + short + 1) / (total + short + 2) < design.screen_drop_mean:
             return ScreenState(**common, result="dropped")  # even all passes fall short
         if not short:

@@ -18,6 +18,7 @@ def test_defaults_are_the_benchmarked_design():
 
 @pytest.mark.parametrize("bad", [{"alpha": 0.0}, {"alpha": 0.7}, {"max_rollouts": 1},
                                  {"screen_drop_mean": 0.95}, {"screen_first_rollouts": 40},
+                                 {"screen_min_history": 1},
                                  {"unknown": 1}])
 def test_inconsistent_settings_are_refused(bad):
     with pytest.raises(ValidationError):

@@ -9,21 +9,25 @@ from manifests.noise import TaskCounts
 from manifests.screen import ScreenTask, plan_screen, screen_state
 from manifests.sequential import calibrated_threshold, mixture_evalue
 
-DESIGN = TrialDesign()  # margin .7, screened at mean >= .9, top-up to 8, dropped below .75
+DESIGN = TrialDesign()  # margin .7, candidates plausibly >= .9, top-up to 8, dropped below .75
 T, F = True, False
 THIN = ScreenTask("b", passes=2, fails=0)  # two passes under the base tree
 
 
-def test_candidates_are_tasks_that_may_be_stable_passing():
+def test_candidates_are_tasks_that_are_plausibly_stable_passing():
+    # candidate when P(p >= .9) >= .15 under Beta(passes + 1, fails + 1), which is
+    # P(Bin(passes + fails + 1, .9) <= passes)
     history = TreeHistory(tree="t", counts={
-        "a": TaskCounts(passes=8, total=8),  # mean 9/10
-        "b": TaskCounts(passes=2, total=2),  # could reach 9/10 with 6 more passes
-        "c": TaskCounts(passes=5, total=8),  # 6/10 at best
-        "d": TaskCounts(passes=9, total=10),  # 10/12 < .9
+        "a": TaskCounts(passes=8, total=8),  # 1 - .9^9 = .61
+        "b": TaskCounts(passes=2, total=2),  # 1 - .9^3 = .27
+        "c": TaskCounts(passes=5, total=8),  # .008
+        "d": TaskCounts(passes=9, total=10),  # 1 - .9^11 - 11 * .9^10 * .1 = .30: one unlucky failure
         "e": TaskCounts(passes=0, total=2),
+        "f": TaskCounts(passes=1, total=1),  # 1 - .9^2 = .19
+        "g": TaskCounts(passes=3, total=4),  # .08
     })
-    assert [t.task_id for t in plan_screen(history, set(), DESIGN)] == ["a", "b"]
-    assert [t.task_id for t in plan_screen(history, {"a"}, DESIGN)] == ["b"]  # a predicted fix
+    assert [t.task_id for t in plan_screen(history, set(), DESIGN)] == ["a", "b", "d", "f"]
+    assert [t.task_id for t in plan_screen(history, {"a"}, DESIGN)] == ["b", "d", "f"]  # a predicted fix
 
 
 def test_a_stable_task_clears_the_first_test_without_base_rollouts():
