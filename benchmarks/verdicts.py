@@ -25,7 +25,9 @@ Each figure is an average over cells (prior x tasks x k x history), cells weight
 its 95% Monte Carlo margin (1.96 standard errors) and its worst cell (with that cell's margin).
 `rollouts_per_change` is the mean number of probe and screen rollouts (both arms, top-ups
 included) a verdict used, over every change of the listed strategies in every cell (the capped
-diagnostic left out). Run: `python benchmarks/verdicts.py [--trials N] [--workers W]`.
+diagnostic left out); `rollouts_per_change_run_mix` is the same over the changes a simulated run
+judged on its way to an iteration-8 history (half placebos on a failing task, half +0.3 or +0.5
+edits of one), and `keep_rate_run_mix` how many of those were kept. Run: `python benchmarks/verdicts.py [--trials N] [--workers W]`.
 """
 from __future__ import annotations
 
@@ -55,7 +57,8 @@ BREAK = 0.7  # a break: the task loses 0.7 of pass probability (design.regressio
 FALSE_ACCEPT = ("placebo_one_failing", "placebo_all_failing", "placebo_flaky", "shield",
                 "copy", "predicts_nothing", "harmful", "fix_one_break_one")
 POWER = ("good_0.3_one", "good_0.3_two", "good_0.5_one", "good_0.5_two")
-DIAGNOSTIC = ("capped_0.3",)
+CAPPED = "capped_0.3"  # a diagnostic: +0.3 on a failing task above 0.7
+RUN_MIX = "run_mix"  # the background changes of the iteration-8 histories
 
 
 @dataclass
@@ -245,7 +248,7 @@ STRATEGIES: dict[str, Strategy] = {
     "good_0.3_two": _good(0.3, 2),
     "good_0.5_one": _good(0.5, 1),
     "good_0.5_two": _good(0.5, 2),
-    "capped_0.3": _capped,
+    CAPPED: _capped,
 }
 
 
@@ -268,27 +271,6 @@ def _draw_p(prior: str, tasks: int, rng: random.Random) -> list[float]:
     return [rng.choice((0.0, 0.5, 1.0)) for _ in range(tasks)]
 
 
-def _background(world: World, design: TrialDesign, rng: random.Random) -> None:
-    """One loop iteration's change before the judged one: mostly placebos, some real gains."""
-    kind = rng.random()
-    if kind < 0.5:
-        made = STRATEGIES["placebo_one_failing"](world, rng)
-    else:
-        made = _good(0.3 if kind < 0.75 else 0.5, 1)(world, rng) or \
-            STRATEGIES["placebo_one_failing"](world, rng)
-    manifest, edit = made
-    judge(world, manifest, edit, design, rng)
-
-
-def build_world(cell: Cell, design: TrialDesign, rng: random.Random) -> World:
-    world = World(p=_draw_p(cell.prior, cell.tasks, rng))
-    evaluate(world, 2 * cell.k, rng)  # the calibrated baseline
-    for _ in range(cell.iteration - 1):
-        _background(world, design, rng)
-        evaluate(world, cell.k, rng)
-    return world
-
-
 @dataclass
 class Tally:
     """One strategy in one cell: changes judged, kept, and rollouts used (sum and sum of squares)."""
@@ -309,6 +291,32 @@ class Tally:
         return self.kept / self.judged
 
 
+def _background(world: World, design: TrialDesign, rng: random.Random) -> TrialVerdict:
+    """One loop iteration's change before the judged one: half placebos on a failing task, a
+    quarter +0.3 and a quarter +0.5 edits of one failing task (the run mix)."""
+    kind = rng.random()
+    if kind < 0.5:
+        made = STRATEGIES["placebo_one_failing"](world, rng)
+    else:
+        made = _good(0.3 if kind < 0.75 else 0.5, 1)(world, rng) or \
+            STRATEGIES["placebo_one_failing"](world, rng)
+    manifest, edit = made
+    return judge(world, manifest, edit, design, rng)
+
+
+def build_world(cell: Cell, design: TrialDesign, rng: random.Random,
+                run_mix: Tally | None = None) -> World:
+    """A world at the cell's iteration; the background changes' verdicts go to `run_mix`."""
+    world = World(p=_draw_p(cell.prior, cell.tasks, rng))
+    evaluate(world, 2 * cell.k, rng)  # the calibrated baseline
+    for _ in range(cell.iteration - 1):
+        verdict = _background(world, design, rng)
+        if run_mix is not None:
+            run_mix.add(verdict)
+        evaluate(world, cell.k, rng)
+    return world
+
+
 Results = dict[Cell, dict[str, Tally]]
 
 
@@ -316,7 +324,7 @@ def run_cell(cell: Cell, trials: int, design: TrialDesign, seed: int) -> dict[st
     rng = random.Random(f"{seed}-{cell}")
     tallies: dict[str, Tally] = defaultdict(Tally)
     for _ in range(trials):
-        world = build_world(cell, design, rng)
+        world = build_world(cell, design, rng, tallies[RUN_MIX])
         history = world.tree_history()
         for name, strategy in STRATEGIES.items():
             made = strategy(world, rng)
@@ -383,11 +391,12 @@ class Spend:
     worst_cell: str
 
 
-def rollouts(results: Results) -> Spend:
-    """Mean rollouts per change over every change of the listed strategies in every cell, its
-    95% margin, and the (cell, strategy) with the highest mean."""
+def rollouts(results: Results, names: Sequence[str] | None = None) -> Spend:
+    """Mean rollouts per change over every change of the named strategies (default: the listed
+    strategies) in every cell, its 95% margin, and the (cell, strategy) with the highest mean."""
+    names = names or FALSE_ACCEPT + POWER
     tallies = [(t, f"{cell} {name}") for cell, named in results.items()
-               for name, t in named.items() if name not in DIAGNOSTIC and t.judged]
+               for name, t in named.items() if name in names and t.judged]
     n = sum(t.judged for t, _ in tallies)
     mean = sum(t.rollouts for t, _ in tallies) / n
     var = sum(t.rollouts_sq for t, _ in tallies) / n - mean ** 2
@@ -401,13 +410,17 @@ def report(results: Results) -> list[str]:
         fig = keep_rate(results, name)
         if fig:
             lines.append(_line(f"false_accept_{name}", fig))
-    for name in POWER + DIAGNOSTIC:
+    for name in (*POWER, CAPPED):
         fig = keep_rate(results, name, worst=min)
         if fig:
             lines.append(_line(f"power_{name.removeprefix('good_')}", fig))
-    spend = rollouts(results)
-    lines.append(f"rollouts_per_change: {spend.mean:.1f} rollouts (±{spend.margin:.1f}; worst cell "
-                 f"{spend.worst:.1f}: {spend.worst_cell})")
+    for metric, names in (("rollouts_per_change", None), ("rollouts_per_change_run_mix", (RUN_MIX,))):
+        spend = rollouts(results, names)
+        lines.append(f"{metric}: {spend.mean:.1f} rollouts (±{spend.margin:.1f}; worst cell "
+                     f"{spend.worst:.1f}: {spend.worst_cell})")
+    mix = keep_rate(results, RUN_MIX)
+    if mix:
+        lines.append(_line("keep_rate_run_mix", mix))
     return lines
 
 
