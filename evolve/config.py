@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
+from manifests.design import TrialDesign
 from tasks.executor import ExecutorKind
 
 from .ledger.paths import RunPaths
@@ -50,6 +51,8 @@ class RunConfig(BaseModel):
     # RAY_ADDRESS, else the cluster last started on this machine, else a new local instance.
     ray_address: str | None = None
     stop: StopRules = Field(default_factory=StopRules)
+    verdicts: TrialDesign = Field(default_factory=TrialDesign, description=(
+        "the per-change trial: false-accept rate, rollout caps (manifests/design.py)"))
 
     @field_validator("run_id")
     @classmethod
