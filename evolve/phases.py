@@ -57,8 +57,8 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Eval
             progress(result)
 
     specs = _specs(run, iteration, plan_rollouts(run.items, attempts), skip=done)
-    paths = execute(_executor(run), specs, out_dir, progress=seen)
-    unserved = _set_aside(out_dir, run.paths.unserved(iteration), unserved_ids)
+    paths = execute(run_executor(run), specs, out_dir, progress=seen)
+    unserved = set_aside(out_dir, run.paths.unserved(iteration), unserved_ids)
     if unserved:
         raise ModelServerDown(
             f"the model server did not answer in {len(unserved)} of {len(paths)} rollouts "
@@ -178,7 +178,7 @@ def _model(spec: str) -> Model:
     return make_model(spec)
 
 
-def _executor(run: Run) -> Executor:
+def run_executor(run: Run) -> Executor:
     config = run.config
     return make_executor(config.executor, workers=config.workers,
                          rollout_timeout=config.rollout_timeout,
@@ -191,7 +191,7 @@ def _specs(run: Run, iteration: int, plan: list[Planned], skip: set[str]) -> lis
                          harness=HarnessTree.at(run.repo), model=run.config.model, skip=skip)
 
 
-def _set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:
+def set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:
     """Move rollouts out of the ingest folder into `aside` so a resume runs them again."""
     moved = []
     for rollout in rollout_ids:
@@ -238,7 +238,7 @@ def _extra_rollouts(run: Run, iteration: int, task_ids: list[str]) -> None:
     out_dir = run.paths.rollouts(iteration)
     done = {p.stem for p in out_dir.glob("*.json")}
     # ATTRIBUTE runs before REVERT, so the workspace is still the harness this iteration evaluated.
-    execute(_executor(run), _specs(run, iteration, plan, skip=done), out_dir)
+    execute(run_executor(run), _specs(run, iteration, plan, skip=done), out_dir)
     run.ledger.ingest(out_dir)
 
 
