@@ -35,8 +35,9 @@ class Arm(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@:+-]*$")
-    harness: str  # where it came from, as the user named it (RUN@REV, a directory, "seed")
+    name: str = Field(min_length=1)  # unique in the plan
+    label: str = Field(min_length=1)  # the harness's name: arms of one harness share it
+    harness: str  # where it came from, as the user named it (RUN@REV, a directory)
     repo: Path  # the git repository that holds the commit
     commit: str
     tree: str  # git's id of the content: two arms with one tree run the same harness
@@ -65,6 +66,14 @@ class EvalPlan(BaseModel):
         """Whether `other` asks for exactly the rollouts this plan asks for."""
         return [a.model_dump(exclude={"harness"}) for a in self.arms] == \
             [a.model_dump(exclude={"harness"}) for a in other.arms]
+
+    def groups(self) -> dict[tuple[str, str, tuple[str, ...]], list[Arm]]:
+        """Arms that ran the same model on the same tasks of the same suite: the ones that can be
+        compared, paired by task."""
+        found: dict[tuple[str, str, tuple[str, ...]], list[Arm]] = {}
+        for arm in self.arms:
+            found.setdefault((arm.model, str(arm.suite), tuple(arm.tasks)), []).append(arm)
+        return found
 
 
 class EvalDir:

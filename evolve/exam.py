@@ -104,7 +104,7 @@ def _exam_id(run: Run, iteration: int, arms: list[ExamArm]) -> str:
 
 
 def _arm(run: Run, arm: ExamArm) -> Arm:
-    return Arm(name=arm.name, harness=f"{run.paths.root}@{arm.commit[:12]}",
+    return Arm(name=arm.name, label=arm.label, harness=f"{run.paths.root}@{arm.commit[:12]}",
                repo=run.paths.workspace, commit=arm.commit, tree=arm.tree,
                model=run.config.model, suite=run.suite.root, split=run.config.split,
                tasks=run.heldout_ids, k=run.config.exam.k)

@@ -111,7 +111,7 @@ def run(
 
     console = Console()
     started = time.monotonic()
-    evaluate_once(run_dir, console.print, _rollout_line(console),
+    evaluate_once(run_dir, console.print, rollout_line(console),
                   overrides=_executor_options(executor, ray_address))
     console.print(f"done in {time.monotonic() - started:.0f}s")
     _status_table(run_dir, console)
@@ -124,7 +124,8 @@ def evolve_cmd(
     executor: str = typer.Option(None, "--executor", help=EXECUTOR_HELP + " Default: run.yaml's."),
     ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
-    """Run the evolution loop until a stop rule holds; resumable after any crash.
+    """Run the evolution loop until a stop rule holds, then the final exam (run.yaml exam:);
+    resumable after any crash, the exam too.
 
     Example: evoharness evolve runs/night1 --iterations 2 --executor ray --ray-address auto
     """
@@ -135,8 +136,8 @@ def evolve_cmd(
     console = Console()
     started = time.monotonic()
     result = evolve(run_dir, iterations=iterations, resume=resume, say=console.print,
-                    on_rollout=_rollout_line(console),
-                    overrides=_executor_options(executor, ray_address))
+                    on_rollout=rollout_line(console),
+                    overrides=_executor_options(executor, ray_address), examine=True)
     console.print(f"[bold]finished[/] after iteration {result.last_iteration} "
                   f"({result.stop_reason}) in {time.monotonic() - started:.0f}s")
     _status_table(run_dir, console)
@@ -146,7 +147,8 @@ def status(
     run_dir: Path = typer.Argument(..., help="The run directory."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts.
+    """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts,
+    and the latest final exam.
 
     Works while `evoharness evolve` runs (and says so).
 
@@ -187,13 +189,15 @@ def _status_table(run_dir: Path, console: Console) -> None:
                       str(row["infra_errors"]), f"{row['tokens']:,}", str(row["changes"]),
                       str(row["kept"]), str(row["reverted"]))
     console.print(table)
+    if data["exam"] is not None:
+        console.print(data["exam"]["verdict"], markup=False, highlight=False)
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
 
 
-def _rollout_line(console: Console):
+def rollout_line(console: Console):
     def show(result) -> None:  # a tasks.results.RolloutResult
         style = {"pass": "green", "fail": "red"}.get(result.outcome.value, "yellow")
         console.print(f"  {result.rollout_id:<40} [{style}]{result.outcome.value:<11}[/] "
