@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from html import escape as html_escape
 import shutil
 import signal
 import subprocess
@@ -21,6 +22,8 @@ from typer.testing import CliRunner
 from evolve.cli import app
 from evolve.config import RunConfig, StopRules
 from evolve.evaluation import EvalDir
+from evolve.report.build import render_report
+from evolve.report.data import collect
 from evolve.loop import evaluate_once, evolve
 from evolve.run import init_run, open_run, read_run
 from tests.fixtures.e2e_agents import (
@@ -90,6 +93,9 @@ def test_a_kept_known_good_rule_is_better_on_the_held_out_tasks(tmp_path: Path) 
     assert in_run == 2 * (len(TRAIN) + len(HELDOUT))  # iterations 0 and 1, k = 1
     exam_dir = EvalDir(run_dir / "exams" / exam.exam_id)
     assert len(list(exam_dir.rollouts.glob("*.json"))) == 3 * len(HELDOUT) * EXAM_K
+    html = render_report(collect(run_dir))  # the report: verdict, per-task table, interval plot
+    assert html_escape(exam.verdict_line()) in html and 'id="exam-tasks"' in html
+    assert 'id="fig-comparisons" data-points="2"' in html  # the noise floor and final vs seed
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ directory, on a folder of tasks without suite.toml, then their paired difference
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -11,6 +12,8 @@ from typer.testing import CliRunner
 from evolve.cli import app
 from evolve.config import RunConfig
 from evolve.evaluation import EvalDir
+from evolve.report.build import render_report
+from evolve.report.data import collect
 from evolve.run import init_run, open_run
 from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
 from tests.fixtures.suites import write_suite
@@ -34,7 +37,7 @@ def test_eval_a_runs_commits_and_a_directory_then_compare_them(tmp_path: Path) -
     with open_run(run_dir, command="test") as run:  # the final harness: the seed plus the rule
         apply_edits(run.repo, parse_edits([{"op": "append_rule", "text": HELPFUL_RULE}]))
         run.repo.commit_change("rule", change_id="c1", component="system_prompt")
-    out = tmp_path / "eval"
+    out = run_dir / "evals" / "small"  # kept with the run: its report shows it
     options = ["--harness", f"seed={run_dir}@seed", "--harness", f"final={run_dir}",
                "--harness", f"plain={SEED_DIR}", "--model", model, "--tasks", str(tasks), "-k", "2"]
 
@@ -55,3 +58,6 @@ def test_eval_a_runs_commits_and_a_directory_then_compare_them(tmp_path: Path) -
             for r in only] == [("seed", "final", 0.95)]
     # Run again: the plan is resumed and nothing is run twice.
     assert "0 rollouts run" in cli("eval", str(out), *options)
+    html = render_report(collect(run_dir))
+    assert '<h2 id="transfer">Transfer</h2>' in html and "<h3>small</h3>" in html
+    assert re.search(r'id="fig-comparisons" data-points="2"', html)
