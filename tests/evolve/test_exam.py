@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from evoharness.errors import EvoError
 from evolve.cli import app
 from evolve.config import RunConfig, StopRules
 from evolve.evaluation import EvalDir
@@ -30,6 +31,7 @@ from tests.fixtures.e2e_agents import (
     HELPFUL_RULE, agents, change, done, solve_rule, wait, write_script,
 )
 from tests.fixtures.suites import write_suite
+from traces.sql_tool import SqlTool
 from workspace.edits import apply_edits, parse_edits
 from workspace.repo import SEED_DIR
 
@@ -91,6 +93,9 @@ def test_a_kept_known_good_rule_is_better_on_the_held_out_tasks(tmp_path: Path) 
         # ...while its rollouts stay in the exam's own store: the loop's holds none of them.
         in_run = store.con.execute("SELECT count(*) FROM rollouts").fetchone()[0]
     assert in_run == 2 * (len(TRAIN) + len(HELDOUT))  # iterations 0 and 1, k = 1
+    with SqlTool(run_dir / "traces.duckdb", restrict_to_split="train") as view:
+        with pytest.raises(EvoError):  # the evolve agent's view has no exams table
+            view.run("SELECT * FROM exams")
     exam_dir = EvalDir(run_dir / "exams" / exam.exam_id)
     assert len(list(exam_dir.rollouts.glob("*.json"))) == 3 * len(HELDOUT) * EXAM_K
     html = render_report(collect(run_dir))  # the report: verdict, per-task table, interval plot
