@@ -1,10 +1,13 @@
-"""The read-only SQL tool (the evolve agent's and `traces sql`'s): one SELECT at a time, no file or
-network access, bounded memory and threads, a row cap and a time limit. Restricted to a split, it
-queries a snapshot that holds only what the evidence may show (RESTRICTED_VIEW), redacted by the
-debugger's leak guard."""
+"""The read-only SQL tool (the evolve agent's and `traces sql`'s): one SELECT at a time, each in a
+child process with no file or network access, bounded memory, CPU and threads (sql_child.py), a
+row cap and a time limit. Restricted to a split, it queries a snapshot that holds only what the
+evidence may show (RESTRICTED_VIEW), redacted by the debugger's leak guard."""
 from __future__ import annotations
 
-import threading
+import json
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,14 +21,12 @@ from pydantic import BaseModel
 from debugger.leak import FAILING_LINE_REGEX, Redactor, snippets
 from evoharness.errors import EvoError
 
+from .connection import READ_WAIT_S
 from .schema import TABLES
-from .store import READ_WAIT_S, TraceStore, connect
+from .sql_child import MEMORY_BYTES
+from .store import TraceStore
 
-# Every session: no file, extension or network access, no spilling to disk, bounded memory and
-# threads; then lock_configuration, so a query cannot switch any of it back.
-SESSION_CONFIG = {"enable_external_access": False, "memory_limit": "512MB", "threads": 2,
-                  "temp_directory": ""}
-SESSION_SETTINGS = ("SET enable_progress_bar = false",)  # local options, set before the lock
+CHILD_SLACK_S = 60.0  # start-up on a loaded machine; the child's own timer ends a query first
 CELL_LIMIT = 200  # characters of one value in the text rendering
 VERIFIER_LINES = 20  # failing verifier lines kept per rollout, as the evidence keeps them
 
@@ -123,25 +124,30 @@ def check_select(query: str) -> str:
 
 
 class SqlTool:
-    """A read-only query session on one trace database. With `restrict_to_split` it queries an
-    in-memory snapshot of RESTRICTED_VIEW: other rows (the held-out tasks) and columns are not
-    hidden by a filter the query could get around: they are not there. Its text columns are
-    redacted of the ids of every task and rollout outside the split and of `forbidden` strings
-    (the hidden tests' lines), as the evidence is."""
+    """A read-only query session on one trace database. With `restrict_to_split` it queries a
+    snapshot of RESTRICTED_VIEW: other rows (the held-out tasks) and columns are not hidden by a
+    filter the query could get around: they are not there. Its text columns are redacted of the
+    ids of every task and rollout outside the split and of `forbidden` strings (the hidden tests'
+    lines), as the evidence is. A store this process holds open is queried through a snapshot too
+    (DuckDB lets no other process read it meanwhile); a path, in place."""
 
     def __init__(
         self, source: str | Path | TraceStore, *, restrict_to_split: str | None = None,
         forbidden: Iterable[str] = (),
     ) -> None:
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self.wait_s = 0.0
         if restrict_to_split is not None:
-            self.con = _snapshot(_restricted_tables(source, restrict_to_split, forbidden))
+            self.db = self._snapshot(_restricted_tables(source, restrict_to_split, forbidden))
         elif isinstance(source, TraceStore):
-            self.con = _snapshot(_all_tables(source))
+            self.db = self._snapshot(_all_tables(source))
         else:
-            self.con = _open_locked(Path(source))
+            self.db, self.wait_s = Path(source), READ_WAIT_S
+            TraceStore(self.db, read_only=True).close()  # the version check and its clear errors
 
     def close(self) -> None:
-        self.con.close()
+        if self._folder is not None:
+            self._folder.cleanup()
 
     def __enter__(self) -> SqlTool:
         return self
@@ -151,17 +157,43 @@ class SqlTool:
 
     def run(self, query: str, *, max_rows: int = 200, timeout_s: float = 5.0) -> SqlResult:
         check_select(query)
-        timer = threading.Timer(timeout_s, self.con.interrupt)
-        timer.start()
-        try:
-            return _fetch(self.con, query, max_rows)
-        except duckdb.InterruptException as error:
-            raise SqlError(f"query stopped at the {timeout_s:g} s time limit", field="query",
-                           value=query, hint="Aggregate or filter more, or add a LIMIT") from error
-        except duckdb.Error as error:
-            raise SqlError(f"query failed: {error}", field="query", value=query) from error
-        finally:
-            timer.cancel()
+        request = {"db": str(self.db), "query": query, "max_rows": max_rows,
+                   "timeout_s": timeout_s, "wait_s": self.wait_s}
+        try:  # -I: no PYTHON* variables, no working directory on the path
+            done = subprocess.run(
+                [sys.executable, "-I", "-m", "traces.sql_child"], input=json.dumps(request),
+                capture_output=True, text=True, timeout=self.wait_s + timeout_s + CHILD_SLACK_S)
+        except subprocess.TimeoutExpired as error:
+            raise _time_limit(query, timeout_s) from error
+        if done.returncode != 0:
+            raise SqlError(
+                f"the query's process ended with exit status {done.returncode}: "
+                f"{done.stderr.strip()[-300:]}", field="query", value=query,
+                hint=f"A query may use {MEMORY_BYTES >> 20} MB; aggregate or filter more")
+        reply = json.loads(done.stdout)
+        if "error" not in reply:
+            return SqlResult(**reply)
+        if reply["error"]["kind"] == "timeout":
+            raise _time_limit(query, timeout_s)
+        if reply["error"]["kind"] == "open":
+            raise SqlError(reply["error"]["message"], file=self.db)
+        raise SqlError(reply["error"]["message"], field="query", value=query)
+
+    def _snapshot(self, tables: dict[str, pa.Table]) -> Path:
+        """A private database file whose tables are these Arrow tables, removed by close()."""
+        self._folder = tempfile.TemporaryDirectory(prefix="evoharness-sql-")
+        path = Path(self._folder.name) / "snapshot.duckdb"
+        with duckdb.connect(str(path)) as con:
+            for name, table in tables.items():
+                con.register("source", table)
+                con.execute(f"CREATE TABLE {name} AS SELECT * FROM source")
+                con.unregister("source")
+        return path
+
+
+def _time_limit(query: str, timeout_s: float) -> SqlError:
+    return SqlError(f"query stopped at the {timeout_s:g} s time limit", field="query",
+                    value=query, hint="Aggregate or filter more, or add a LIMIT")
 
 
 def run_readonly_sql(
@@ -176,42 +208,6 @@ def run_readonly_sql(
     check_select(query)  # refuse before paying for a snapshot
     with SqlTool(source, restrict_to_split=restrict_to_split) as tool:
         return tool.run(query, max_rows=max_rows, timeout_s=timeout_s)
-
-
-def _fetch(con: duckdb.DuckDBPyConnection, query: str, max_rows: int) -> SqlResult:
-    """Stream the result: keep the first max_rows rows, only count the rest."""
-    reader = con.sql(query).to_arrow_reader(1024)
-    rows: list[list[Any]] = []
-    cut = 0
-    for batch in reader:
-        room = max(max_rows - len(rows), 0)
-        rows += [list(row.values()) for row in batch.slice(0, room).to_pylist()]
-        cut += max(batch.num_rows - room, 0)
-    return SqlResult(columns=list(reader.schema.names), rows=rows, cut=cut)
-
-
-def _locked(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    for setting in SESSION_SETTINGS:
-        con.execute(setting)
-    con.execute("SET lock_configuration = true")
-    return con
-
-
-def _open_locked(path: Path) -> duckdb.DuckDBPyConnection:
-    TraceStore(path, read_only=True).close()  # the version check and its clear errors
-    try:  # waits, like every reader, while a running evolve writes
-        return _locked(connect(path, read_only=True, wait_s=READ_WAIT_S, config=SESSION_CONFIG))
-    except duckdb.Error as error:
-        raise SqlError(f"cannot open the trace database read-only: {error}", file=path,
-                       hint="Pass the open TraceStore if this process already holds it") from error
-
-
-def _snapshot(tables: dict[str, pa.Table]) -> duckdb.DuckDBPyConnection:
-    """An in-memory, locked database whose tables are these Arrow tables."""
-    con = duckdb.connect(config=SESSION_CONFIG)
-    for name, table in tables.items():
-        con.register(name, table)
-    return _locked(con)
 
 
 def _all_tables(store: TraceStore) -> dict[str, pa.Table]:

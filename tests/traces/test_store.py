@@ -11,8 +11,9 @@ import duckdb
 import pytest
 
 from evoharness.errors import EvoError
+from traces.connection import StoreBusy
 from traces.schema import SCHEMA_VERSION, TABLES
-from traces.store import StoreBusy, StoreDamaged, TraceStore
+from traces.store import StoreDamaged, TraceStore
 
 from .helpers import damage_table_data, result, write
 
