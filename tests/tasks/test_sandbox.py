@@ -28,10 +28,17 @@ def _sleepers(seconds: str) -> list[psutil.Process]:
     return [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", seconds]]
 
 
-def _descendants() -> set[int]:
-    """This test process's live descendants (a returned command must leave none)."""
-    return {p.pid for p in psutil.Process().children(recursive=True)
-            if p.status() != psutil.STATUS_ZOMBIE}
+def _descendants() -> set[tuple[int, str]]:
+    """This test process's live descendants. A returned command must add none; earlier tests in
+    the session may have left long-lived ones (servers, a Ray cluster), which are not its own."""
+    found = set()
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                found.add((proc.pid, " ".join(proc.cmdline())[:80]))
+        except psutil.NoSuchProcess:
+            pass  # it ended while we looked
+    return found
 
 
 def test_app_is_a_writable_copy_of_the_task(sandbox, sum_task):
@@ -109,10 +116,11 @@ def test_no_network_even_to_host_loopback(sandbox):
 
 
 def test_fork_bomb_is_contained(sandbox):
+    before = _descendants()
     result = sandbox.exec("f(){ f | f & }; f; sleep 1; echo still-here", timeout=30)
     assert result.exit_reason == "exited"
     assert "Resource temporarily unavailable" in result.output
-    assert _descendants() == set()
+    assert _descendants() - before == set()
     if os.geteuid() == 0:
         assert _uid_processes(sandbox.uid) == []
 
@@ -133,9 +141,10 @@ def test_long_output_keeps_head_and_tail(tmp_path):
 
 
 def test_never_ending_command_times_out_and_leaves_nothing(sandbox):
+    before = _descendants()
     result = sandbox.exec("sleep 1013.7 & sleep 1013.7", timeout=1)
     assert result.timed_out and result.exit_reason == "timeout"
-    assert _descendants() == set()
+    assert _descendants() - before == set()
     assert _sleepers("1013.7") == []
 
 
