@@ -77,7 +77,9 @@ def test_garbage_tool_arguments_are_an_error_the_agent_sees_not_a_crash(
 
 def test_a_hung_response_times_the_rollout_out_and_the_run_goes_on(tmp_path: Path) -> None:
     with OllamaScriptServer(forever(faulty_for_sum_numbers({"hang": 120}))) as server:
-        run_dir = make_run(tmp_path, server.url, workers=2, rollout_timeout=10)
+        # hello-world must pass inside the rollout timeout (a second or two unloaded): 30 s
+        # leaves a loaded machine room; the hung reply outlasts it by far.
+        run_dir = make_run(tmp_path, server.url, workers=2, rollout_timeout=30)
         result = evoharness("evolve", run_dir, host=server.url)
     assert result.returncode == 0, result.stderr
     stored = {rid: (outcome, reason) for rid, outcome, reason in rollouts(run_dir)}

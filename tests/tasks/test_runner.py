@@ -3,7 +3,7 @@ atomically, k attempts over N workers, skipping stored rollouts."""
 from __future__ import annotations
 
 import json
-import time
+import threading
 
 import pytest
 
@@ -58,11 +58,17 @@ def test_exception_in_a_rollout_becomes_infra_error(seed_harness, hello_task, tm
 
 
 def test_hung_model_is_a_timeout(seed_harness, hello_task, tmp_path):
+    released = threading.Event()
+
     def hang(messages):
-        time.sleep(3)
+        released.wait()  # answers only once the rollout is over: it misses any deadline
         return json_action("done", summary="too late")
 
-    [result] = _run(seed_harness, hello_task, ScriptedModel([hang]), tmp_path, rollout_timeout=0.5)
+    try:
+        [result] = _run(seed_harness, hello_task, ScriptedModel([hang]), tmp_path,
+                        rollout_timeout=0.5)
+    finally:
+        released.set()
     assert (result.outcome, result.exit_reason) == (Outcome.TIMEOUT, "rollout_timeout")
 
 
