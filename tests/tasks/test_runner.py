@@ -57,19 +57,24 @@ def test_exception_in_a_rollout_becomes_infra_error(seed_harness, hello_task, tm
     assert result.exit_reason == "exception: RuntimeError: boom"
 
 
-def test_hung_model_is_a_timeout(seed_harness, hello_task, tmp_path):
+def test_hung_model_is_a_timeout_and_the_abandoned_agent_asks_no_more(seed_harness, hello_task,
+                                                                      tmp_path):
     released = threading.Event()
 
     def hang(messages):
         released.wait()  # answers only once the rollout is over: it misses any deadline
-        return json_action("done", summary="too late")
+        return json_action("shell", command="true")  # an agent left alone would take a step
 
+    model = ScriptedModel([hang, *SOLVE])
     try:
-        [result] = _run(seed_harness, hello_task, ScriptedModel([hang]), tmp_path,
-                        rollout_timeout=0.5)
+        [result] = _run(seed_harness, hello_task, model, tmp_path, rollout_timeout=0.5)
     finally:
         released.set()
     assert (result.outcome, result.exit_reason) == (Outcome.TIMEOUT, "rollout_timeout")
+    for thread in threading.enumerate():  # the abandoned agent ends at its next model call
+        if thread.name == f"agent-{hello_task.id}":
+            thread.join(timeout=60)  # a safety net
+    assert len(model.calls) == 1
 
 
 def test_k_attempts_over_workers_and_skip_existing(seed_harness, hello_task, sum_task, tmp_path):
@@ -129,3 +134,72 @@ def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum
         (r.outcome, r.exit_reason) for r in results]
     assert all(r.model for r in results)
     assert all(r.steps <= 3 for r in results)
+
+
+# What a harness script reports about where it runs: each item differs between the host and the
+# sandbox (README "Sandbox": its own UTS namespace named `sandbox`, cwd /app, a fresh /tmp as HOME,
+# no variable of the host's, none of the host's files but /app and the system).
+PROBE = '''
+import json, os, socket, sys
+def where():
+    return {"host": socket.gethostname(), "cwd": os.getcwd(), "home": os.environ.get("HOME"),
+            "script": os.path.abspath(sys.argv[0]), "secret": "EVO_HOST_SECRET" in os.environ,
+            "sees_host_file": os.path.exists(HOST_FILE)}
+'''
+TOOL = PROBE + '''
+json.load(sys.stdin)
+print(json.dumps(where()))
+'''
+MIDDLEWARE = PROBE + '''
+def after_tool(payload):
+    payload["output"] += "\\nmiddleware " + json.dumps(where())
+    return payload
+
+if __name__ == "__main__":
+    request = json.load(sys.stdin)
+    print(json.dumps(globals()[request["hook"]](request["payload"])))
+'''
+
+
+def _probing_harness(root, host_file):
+    """The seed harness plus a `where` tool and a `where` middleware, both running PROBE."""
+    import shutil
+
+    import yaml
+
+    from workspace.repo import SEED_DIR
+    from workspace.validate import load_harness
+
+    shutil.copytree(SEED_DIR, root)
+    constant = f"HOST_FILE = {str(host_file)!r}\n"
+    (root / "tools" / "where.py").write_text(constant + TOOL)
+    (root / "tools" / "where.yaml").write_text(yaml.safe_dump({
+        "name": "where", "description": "Where does this run?",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False}}))
+    (root / "middleware").mkdir()
+    (root / "middleware" / "where.py").write_text(constant + MIDDLEWARE)
+    spec = yaml.safe_load((root / "harness.yaml").read_text())
+    spec["tools"].append("where")
+    spec["middleware"] = ["where"]
+    (root / "harness.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    return load_harness(root)
+
+
+def test_harness_tools_and_middleware_run_inside_the_sandbox(hello_task, tmp_path, monkeypatch):
+    """A harness tool and a middleware hook, run by a real rollout, report the sandbox's view: on
+    the host (or through the HostEnvironment test double) every item below would differ."""
+    monkeypatch.setenv("EVO_HOST_SECRET", "must not reach harness code")
+    host_file = tmp_path / "host-only.txt"
+    host_file.write_text("the host's\n")
+    harness = _probing_harness(tmp_path / "harness", host_file)
+    [result] = _run(harness, hello_task, ScriptedModel([json_action("where"), *SOLVE]), tmp_path)
+    assert result.outcome == Outcome.PASS, (result.exit_reason, result.verifier_tail)
+    assert not [e for e in result.events if e.kind == "error"]
+    output = next(e.content for e in result.events if e.kind == "tool_result")
+    tool_line, middleware_line = [line for line in output.splitlines() if line.strip()]
+    inside = {"host": "sandbox", "cwd": "/app", "home": "/tmp", "secret": False,
+              "sees_host_file": False}
+    assert json.loads(tool_line) == {**inside, "script": "/harness/tools/where.py"}
+    assert middleware_line.startswith("middleware ")
+    assert json.loads(middleware_line.removeprefix("middleware ")) == {
+        **inside, "script": "/harness/middleware/where.py"}
