@@ -41,7 +41,6 @@ def stored_rollouts(run_dir: Path) -> dict[int, dict[str, str]]:
     return found
 
 
-@pytest.mark.slow
 def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     """README "On a fresh machine": `init runs/demo --subset demo -k 2 --iterations 2`, then
     `evolve runs/demo`, with one change: `--model` names a scripted model. The README's run uses
