@@ -120,9 +120,11 @@ def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum
     from agent.clients import make_model
 
     model = make_model("embedded")
-    # Three steps end each rollout by its step budget, not by a clock: two rollouts of the 1.5B on
-    # a loaded 2-core machine stay far inside pytest's timeout, and the watchdog stays a safety net.
-    settings = seed_harness.spec.settings.model_copy(update={"max_steps": 3})
+    # Two steps of at most 128 tokens end each rollout by its budget, not by a clock: two rollouts
+    # of the 1.5B generate at most 512 tokens, far inside pytest's timeout on a loaded 2-core
+    # machine, and the watchdog stays a safety net.
+    settings = seed_harness.spec.settings.model_copy(update={"max_steps": 2,
+                                                             "max_output_tokens": 128})
     harness = seed_harness.model_copy(
         update={"spec": seed_harness.spec.model_copy(update={"settings": settings})})
     paths = run_rollouts(harness, "c1", [(hello_task, "train"), (sum_task, "heldout")],
@@ -133,7 +135,7 @@ def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum
     assert all(r.outcome in (Outcome.PASS, Outcome.FAIL, Outcome.TIMEOUT) for r in results), [
         (r.outcome, r.exit_reason) for r in results]
     assert all(r.model for r in results)
-    assert all(r.steps <= 3 for r in results)
+    assert all(r.steps <= 2 for r in results)
 
 
 # What a harness script reports about where it runs: each item differs between the host and the
