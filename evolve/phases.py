@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.clients import make_model
 from agent.events import ListSink
@@ -34,6 +35,9 @@ from .ledger.records import (AttributeResult, CommitResult, DistillResult, EvalR
 from .placebo import is_placebo
 from .run import Run
 
+if TYPE_CHECKING:
+    from evolve.agent.tools import LibraryOffer
+
 Progress = Callable[[RolloutResult], None]
 
 
@@ -57,8 +61,8 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Eval
             progress(result)
 
     specs = _specs(run, iteration, plan_rollouts(run.items, attempts), skip=done)
-    paths = execute(_executor(run), specs, out_dir, progress=seen)
-    unserved = _set_aside(out_dir, run.paths.unserved(iteration), unserved_ids)
+    paths = execute(run_executor(run), specs, out_dir, progress=seen)
+    unserved = set_aside(out_dir, run.paths.unserved(iteration), unserved_ids)
     if unserved:
         raise ModelServerDown(
             f"the model server did not answer in {len(unserved)} of {len(paths)} rollouts "
@@ -142,12 +146,14 @@ def evolve_harness(run: Run, iteration: int) -> EvolveResult:
                             no_change_reason=registered.no_change_reason)
     start = run.repo.head()
     sink = ListSink()
+    offered = _library_offers(run, iteration)
     outcome = run_evolve_agent(
         repo=run.repo, model=_model(run.config.evolve_model_spec),
         evidence_dir=run.paths.evidence(iteration), db_path=run.paths.db,
         run_id=run.run_id, iteration=iteration, train_tasks=run.train_ids,
         max_changes=run.config.max_changes, max_steps=run.config.evolve_max_steps, sink=sink,
         scoreboard_md=run.ledger.scoreboard().to_markdown(), forbidden=_test_file_lines(run),
+        library=offered,
     )
     write_atomic(run.paths.evolve_trace(iteration),
                  json.dumps([e.model_dump(mode="json") for e in sink.events]))
@@ -167,6 +173,16 @@ def evolve_harness(run: Run, iteration: int) -> EvolveResult:
                         exit_reason=outcome.exit_reason)
 
 
+def _library_offers(run: Run, iteration: int) -> list[LibraryOffer]:
+    """The improvement-library entries matching this iteration's failures (run.yaml library:)."""
+    if run.config.library is None:
+        return []
+    from evolve.library.cue import offers
+
+    with run.ledger.reading() as store:
+        return offers(run.config.library, store.con, run.run_id, iteration)
+
+
 def commit_manifest(run: Run, iteration: int) -> CommitResult:
     """COMMIT: the pre-registered manifest into the store, and a tag on the harness it produced."""
     manifest = run.ledger.register(iteration, run.train_ids)
@@ -178,7 +194,7 @@ def _model(spec: str) -> Model:
     return make_model(spec)
 
 
-def _executor(run: Run) -> Executor:
+def run_executor(run: Run) -> Executor:
     config = run.config
     return make_executor(config.executor, workers=config.workers,
                          rollout_timeout=config.rollout_timeout,
@@ -191,7 +207,7 @@ def _specs(run: Run, iteration: int, plan: list[Planned], skip: set[str]) -> lis
                          harness=HarnessTree.at(run.repo), model=run.config.model, skip=skip)
 
 
-def _set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:
+def set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:
     """Move rollouts out of the ingest folder into `aside` so a resume runs them again."""
     moved = []
     for rollout in rollout_ids:
@@ -238,7 +254,7 @@ def _extra_rollouts(run: Run, iteration: int, task_ids: list[str]) -> None:
     out_dir = run.paths.rollouts(iteration)
     done = {p.stem for p in out_dir.glob("*.json")}
     # ATTRIBUTE runs before REVERT, so the workspace is still the harness this iteration evaluated.
-    execute(_executor(run), _specs(run, iteration, plan, skip=done), out_dir)
+    execute(run_executor(run), _specs(run, iteration, plan, skip=done), out_dir)
     run.ledger.ingest(out_dir)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import duckdb
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from traces.queries import evaluation_groups, pass_counts
 
@@ -18,6 +18,12 @@ class TaskCounts(BaseModel):
 
     passes: int = Field(ge=0)
     total: int = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _passes_within_total(self) -> TaskCounts:
+        if self.passes > self.total:
+            raise ValueError(f"passes {self.passes} exceed total {self.total}")
+        return self
 
     def __str__(self) -> str:
         return f"{self.passes}/{self.total}"

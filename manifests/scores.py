@@ -1,16 +1,18 @@
 """Prediction scores (AHE's fix/regression precision and recall, Brier score, expected vs observed
 delta) per change, per judging iteration and over the run, read from stored judgements (never
 recomputed from counts), and the one Scoreboard that the overview, the evolve agent and the report
-show, with its markdown rendering."""
+show, with its markdown rendering. Two feeders fill the same counts: `score` from the rule's task
+classes (judgements by threshold-rule) and `scores_from_verdicts` from stored trial verdicts."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from .attribution import TaskClass
 from .judgement import TaskEvidence
 from .record import ChangeRecord
+from .verdict import TrialVerdict
 
 NOTHING_JUDGED = "No change has been judged yet."
 AHE_LINE = ("AHE's evolve agent reached fix precision 33.7% / recall 51.4%, "
@@ -29,7 +31,8 @@ class Scores(BaseModel):
 
     Precision counts (change, task) predictions on judged tasks; recall counts observed FIXED or
     REGRESSED tasks that any change predicted. Predictions on unstable or missing tasks are left
-    out of both and of the Brier score, and counted in `unjudged`.
+    out of both and of the Brier score, and counted in `unjudged`. `changes` and `kept` count
+    verdicts (filled from trial verdicts only).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -47,6 +50,12 @@ class Scores(BaseModel):
     unjudged: int = 0
     expected_delta: float = 0.0
     observed_delta: float = 0.0
+    changes: int = 0
+    kept: int = 0
+
+    @property
+    def keep_rate(self) -> float | None:
+        return _ratio(self.kept, self.changes)
 
     @property
     def fix_precision(self) -> float | None:
@@ -73,39 +82,67 @@ class Scores(BaseModel):
                          for name in Scores.model_fields})
 
 
+def _tally(judged: Iterable[tuple[str, float, bool | None]]) -> dict:
+    """Counts behind precision and Brier from (kind, stated probability, happened) per prediction,
+    kind "fix" or "reg"; happened is None when the prediction could not be judged."""
+    counts = dict(fix_predicted=0, fix_confirmed=0, reg_predicted=0, reg_confirmed=0,
+                  brier_sum=0.0, brier_n=0, unjudged=0)
+    for kind, probability, happened in judged:
+        if happened is None:
+            counts["unjudged"] += 1
+            continue
+        counts[f"{kind}_predicted"] += 1
+        counts[f"{kind}_confirmed"] += int(happened)
+        counts["brier_sum"] += (probability - float(happened)) ** 2
+        counts["brier_n"] += 1
+    return counts
+
+
 def score(records: Sequence[ChangeRecord]) -> Scores:
     """The scores of judged changes taken together (one change, or an iteration's), from the task
     classes and counts their judgements stored."""
     judged = [r for r in records if r.judgement is not None]
-    counts = dict(fix_predicted=0, fix_confirmed=0, reg_predicted=0, reg_confirmed=0,
-                  brier_sum=0.0, brier_n=0, unjudged=0)
     observed: dict[str, TaskEvidence] = {}
+    predictions: list[tuple[str, float, bool | None]] = []
     for record in judged:
         tasks = {t.task_id: t for t in record.judgement.tasks}
         for task in tasks.values():
             observed.setdefault(task.task_id, task)
-        for kind, predictions, target in (
+        for kind, claims, target in (
                 ("fix", record.entry.predicted_fixes, TaskClass.FIXED),
                 ("reg", record.entry.predicted_regressions, TaskClass.REGRESSED)):
-            for p in predictions:
+            for p in claims:
                 cls = tasks[p.task_id].cls if p.task_id in tasks else TaskClass.UNJUDGED
-                if cls not in _JUDGED:
-                    counts["unjudged"] += 1
-                    continue
-                happened = cls is target
-                counts[f"{kind}_predicted"] += 1
-                counts[f"{kind}_confirmed"] += int(happened)
-                counts["brier_sum"] += (p.probability - float(happened)) ** 2
-                counts["brier_n"] += 1
+                predictions.append((kind, p.probability, cls is target if cls in _JUDGED else None))
     fixed = {t for t, e in observed.items() if e.cls is TaskClass.FIXED}
     regressed = {t for t, e in observed.items() if e.cls is TaskClass.REGRESSED}
     fix_claims = {p.task_id for r in judged for p in r.entry.predicted_fixes}
     reg_claims = {p.task_id for r in judged for p in r.entry.predicted_regressions}
     return Scores(
-        **counts, fixes_observed=len(fixed), fixes_recalled=len(fixed & fix_claims),
+        **_tally(predictions), fixes_observed=len(fixed), fixes_recalled=len(fixed & fix_claims),
         regs_observed=len(regressed), regs_recalled=len(regressed & reg_claims),
         expected_delta=sum(r.entry.expected_delta for r in judged),
         observed_delta=_observed_delta(list(observed.values())),
+    )
+
+
+_HAPPENED = {"fixed": True, "not_fixed": False, "regressed": True, "held": False}
+
+
+def scores_from_verdicts(verdicts: Sequence[TrialVerdict]) -> Scores:
+    """The scores of stored trial verdicts. A predicted fix happened when its task's own pairs
+    reached the trial's boundary; a predicted regression when the screen found it. A fix is only
+    observed on a predicted task (a trial runs the change on nothing else that could improve), so
+    fix recall stays undefined; regressions are observed on every screened task, predicted or not."""
+    rows = [t for v in verdicts for t in v.tasks]
+    judged = [("fix" if t.predicted == "fix" else "reg", t.probability, _HAPPENED.get(t.result))
+              for t in rows if t.predicted is not None]
+    regressed = [t for t in rows if t.result == "regressed"]
+    return Scores(
+        **_tally(judged),
+        regs_observed=len(regressed),
+        regs_recalled=sum(1 for t in regressed if t.predicted == "regression"),
+        changes=len(verdicts), kept=sum(1 for v in verdicts if v.kept),
     )
 
 

@@ -9,9 +9,11 @@ from hypothesis import strategies as st
 from manifests.attribution import attribute
 from manifests.judgement import judge_by_rule
 from manifests.noise import TaskCounts
+from manifests.design import TrialDesign
 from manifests.record import ChangeRecord
 from manifests.revert import RevertRecord
-from manifests.scores import NOTHING_JUDGED, Scoreboard, Scores, score
+from manifests.scores import NOTHING_JUDGED, Scoreboard, Scores, score, scores_from_verdicts
+from manifests.verdict import TaskEvidence, TrialVerdict
 
 from .builders import change, counts, noise
 
@@ -157,3 +159,63 @@ def test_a_change_predicting_only_regressions_or_nothing_is_never_kept(probs):
 def test_scores_add_up():
     one = Scores(fix_predicted=2, fix_confirmed=1, brier_sum=0.5, brier_n=2)
     assert one.plus(one).fix_precision == 0.5 and one.plus(one).brier == 0.25
+
+
+def _verdict(cid: str, decision: str, outcome: str, *rows: tuple) -> TrialVerdict:
+    tasks = [TaskEvidence(task_id=t, role=role, predicted=kind, probability=p, history="2/2",
+                          history_mean=0.75, result=result) for t, role, kind, p, result in rows]
+    return TrialVerdict(change_id=cid, base_tree="tree0", decision=decision, outcome=outcome,
+                        reason="hand-made", evalue=1.0, p_value=1.0, tasks=tasks,
+                        design=TrialDesign())
+
+
+def test_scores_from_trial_verdicts_match_hand_computation():
+    verdicts = [
+        _verdict("V1", "keep", "effective", ("a", "probe", "fix", 0.8, "fixed"),
+                 ("b", "screen", "regression", 0.3, "held"), ("c", "screen", None, None, "held")),
+        _verdict("V2", "revert", "regression", ("d", "probe", "fix", 0.6, "fixed"),
+                 ("e", "screen", None, None, "regressed"),
+                 ("f", "screen", "regression", 0.7, "regressed")),
+        _verdict("V3", "revert", "not_shown", ("g", "probe", "fix", 0.5, "not_fixed"),
+                 ("h", "claim", "regression", 0.2, "unjudged")),
+    ]
+    s = scores_from_verdicts(verdicts)
+    assert (s.changes, s.kept, s.keep_rate) == (3, 1, 1 / 3)
+    assert (s.fix_predicted, s.fix_confirmed, s.fix_precision) == (3, 2, 2 / 3)
+    assert s.fix_recall is None  # a trial never runs a change on a fix it did not predict
+    assert (s.reg_predicted, s.reg_confirmed, s.reg_precision) == (2, 1, 0.5)
+    assert (s.regs_observed, s.regs_recalled, s.reg_recall) == (2, 1, 0.5)  # e and f; f predicted
+    # Brier over a .8->1, d .6->1, g .5->0, b .3->0, f .7->1
+    assert s.brier == pytest.approx((0.04 + 0.16 + 0.25 + 0.09 + 0.09) / 5)
+    assert s.unjudged == 1
+    assert scores_from_verdicts([]).keep_rate is None
+
+
+def _verdict(cid: str, decision: str, outcome: str, *rows: tuple) -> TrialVerdict:
+    tasks = [TaskEvidence(task_id=t, role=role, predicted=kind, probability=p, history="2/2",
+                          history_mean=0.75, result=result) for t, role, kind, p, result in rows]
+    return TrialVerdict(change_id=cid, base_tree="tree0", decision=decision, outcome=outcome,
+                        reason="hand-made", evalue=1.0, p_value=1.0, tasks=tasks,
+                        design=TrialDesign())
+
+
+def test_scores_from_trial_verdicts_match_hand_computation():
+    verdicts = [
+        _verdict("V1", "keep", "effective", ("a", "probe", "fix", 0.8, "fixed"),
+                 ("b", "screen", "regression", 0.3, "held"), ("c", "screen", None, None, "held")),
+        _verdict("V2", "revert", "regression", ("d", "probe", "fix", 0.6, "fixed"),
+                 ("e", "screen", None, None, "regressed"),
+                 ("f", "screen", "regression", 0.7, "regressed")),
+        _verdict("V3", "revert", "not_shown", ("g", "probe", "fix", 0.5, "not_fixed"),
+                 ("h", "claim", "regression", 0.2, "unjudged")),
+    ]
+    s = scores_from_verdicts(verdicts)
+    assert (s.changes, s.kept, s.keep_rate) == (3, 1, 1 / 3)
+    assert (s.fix_predicted, s.fix_confirmed, s.fix_precision) == (3, 2, 2 / 3)
+    assert s.fix_recall is None  # a trial never runs a change on a fix it did not predict
+    assert (s.reg_predicted, s.reg_confirmed, s.reg_precision) == (2, 1, 0.5)
+    assert (s.regs_observed, s.regs_recalled, s.reg_recall) == (2, 1, 0.5)  # e and f; f predicted
+    # Brier over a .8->1, d .6->1, g .5->0, b .3->0, f .7->1
+    assert s.brier == pytest.approx((0.04 + 0.16 + 0.25 + 0.09 + 0.09) / 5)
+    assert s.unjudged == 1
+    assert scores_from_verdicts([]).keep_rate is None
