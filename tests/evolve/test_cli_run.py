@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,12 +41,13 @@ def stored_rollouts(run_dir: Path) -> dict[int, dict[str, str]]:
 
 
 def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
-    """README "On a fresh machine": `init runs/demo --subset demo -k 2 --iterations 2`, then
-    `evolve runs/demo`, with one change: `--model` names a scripted model. The README's run uses
-    the real embedded model, which takes about nine minutes on 2 cores, too slow for CI; the
+    """README "On a fresh machine": `init runs/demo --subset demo -k 2 --exam-k 2 --iterations 2`,
+    then `evolve runs/demo`, with one change: `--model` names a scripted model. The README's run
+    uses the real embedded model, which takes about nine minutes on 2 cores, too slow for CI; the
     scripted model is a test double that plays both agents, so this checks the commands, the
     suite's demo tasks and the loop, not what a model achieves. The evolve agent's rule lets the
-    code agent run count-lines' own solution; every other demo task it gives up on at once."""
+    code agent run count-lines' own solution; every other demo task (and every held-out one) it
+    gives up on at once, so the final exam finds no difference."""
     solve = (ROOT / "tasks/suite/count-lines/solution/solve.sh").read_text()
     model = write_script(tmp_path / "agents.yaml", [
         evolve_rule([change(HELPFUL_RULE, ["count-lines"]), done()], also_has=[NOTHING_JUDGED]),
@@ -56,8 +56,8 @@ def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     ])
     run_dir = tmp_path / "runs" / "demo"
 
-    made = evoharness("init", str(run_dir), "--subset", "demo", "-k", "2", "--iterations", "2",
-                      "--model", model)
+    made = evoharness("init", str(run_dir), "--subset", "demo", "-k", "2", "--exam-k", "2",
+                      "--iterations", "2", "--model", model)
     assert made.returncode == 0, made.stderr
     evolved = evoharness("evolve", str(run_dir))
 
@@ -65,8 +65,8 @@ def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     assert "finished after iteration 2 (2 iteration(s) done)" in evolved.stdout
     assert "train pass@1" in evolved.stdout  # the status table it prints at the end
     outcomes = stored_rollouts(run_dir)
-    # README: 32 rollouts, 16 for the calibrated baseline, then 8 per iteration
-    assert [len(outcomes[i]) for i in (0, 1, 2)] == [16, 8, 8]
+    # 4 demo and 3 held-out tasks, k=2: 28 rollouts for the calibrated baseline, 14 per iteration
+    assert [len(outcomes[i]) for i in (0, 1, 2)] == [28, 14, 14]
     passed = {i: sorted(r for r, o in rows.items() if o == "pass") for i, rows in outcomes.items()}
     assert passed == {0: [], 1: ["it001-count-lines-a00", "it001-count-lines-a01"],
                       2: ["it002-count-lines-a00", "it002-count-lines-a01"]}
@@ -74,6 +74,13 @@ def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     assert [(r.iteration, r.decision) for r in ledger.changes()] == [(0, "keep")]
     assert ledger.manifest(1).no_change_reason  # the second session changed nothing
     assert ledger.phases_done(1) == set(PHASE_ORDER) and ledger.phases_done(2) == set(EVALUATE)
+    # The README's last line of the demo: the exam, seed (twice) and final on the held-out tasks
+    assert ("exam on 3 held-out tasks, k=2: final vs seed: no difference shown: +0.0 points"
+            in evolved.stdout and "(noise floor, seed vs seed: " in evolved.stdout)
+    [exam] = ledger.exams()
+    assert exam.k == 2
+    assert sorted(exam.tasks) == ["json-extract-version", "merge-env-files", "top-ips"]
+    assert len(list((run_dir / "exams" / exam.exam_id / "rollouts").glob("*.json"))) == 18
     shown = evoharness("manifest", "show", str(run_dir))
     assert shown.returncode == 0 and "count-lines" in shown.stdout
 
@@ -105,16 +112,6 @@ def test_run_evaluates_the_harness_once_and_says_so_when_asked_again(tmp_path: P
     evolved = runner.invoke(app, ["evolve", str(run_dir), "--iterations", "1"])
     assert evolved.exit_code == 0, evolved.output
     assert [(r.iteration, r.decision) for r in read_run(run_dir)[1].changes()] == [(0, "keep")]
-
-
-@pytest.fixture
-def path_without_bwrap(tmp_path: Path) -> str:
-    """A PATH with git (GitPython needs it) and no bwrap; sandboxed commands get a system PATH
-    of their own."""
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    (tools / "git").symlink_to(shutil.which("git"))
-    return str(tools)
 
 
 def test_without_bubblewrap_a_run_needs_the_unsafe_flag_and_then_warns(
