@@ -17,9 +17,12 @@ from evolve.run import init_run, open_run
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 TASKS = ["count-lines"]
 # The work is bounded by steps and tokens, never by a clock: two rollouts of at most 2 steps x 128
-# tokens and one evolve session of 2 steps x 384 tokens (room for a change with its manifest),
-# at most 1,280 generated tokens. With two tasks, at a load average of 5 on 2 cores, this took
-# 350 s (a rollout about 100 s); one task keeps a more loaded machine inside pytest's timeout.
+# tokens and one evolve session of 2 steps x 384 tokens (room for a change with its manifest);
+# each step may take one free retry after an unusable reply (agent/loop.py), so at most 2,560
+# generated tokens. With two tasks, at a load average of 5 on 2 cores, this took 350 s (a rollout
+# about 100 s); with one task at a load average of 5-6 it took 554 s, of which the evolve session
+# (three calls, a retry included, 930 tokens generated) took 446 s: near pytest's 600 s timeout on
+# so loaded a machine, which is why it must not grow.
 CODE_AGENT = {"max_steps": 2, "max_output_tokens": 128}
 EVOLVE_AGENT = {"max_output_tokens": 384}
 
