@@ -122,9 +122,9 @@ def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum
     # The 0.5B: what is tested is the runner with a real model (the 1.5B runs in
     # test_loop_embedded.py); the 1.5B took 4 minutes here at a load average of 8 on 2 cores.
     model = make_model("embedded-small")
-    # Two steps of at most 128 tokens end each rollout by its budget, not by a clock: two rollouts
-    # generate at most 512 tokens, far inside pytest's timeout on a loaded 2-core machine, and the
-    # watchdog stays a safety net.
+    # Two steps of at most 128 tokens end each rollout by its budget, not by a clock: with a free
+    # retry after each unusable reply (agent/loop.py), two rollouts generate at most 1,024 tokens,
+    # far inside pytest's timeout on a loaded 2-core machine; the watchdog stays a safety net.
     settings = seed_harness.spec.settings.model_copy(update={"max_steps": 2,
                                                              "max_output_tokens": 128})
     harness = seed_harness.model_copy(
