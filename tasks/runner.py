@@ -11,13 +11,13 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from agent.environment import ExecResult
 from agent.events import ListSink
 from agent.exits import CommandExit, ExitReason
 from agent.loop import AgentResult, run_agent
-from agent.model import Model
+from agent.model import Message, Model, ModelError, ModelReply
 from evoharness.files import write_model
 from tasks.results import Outcome, RolloutResult, Split, rollout_id
 from tasks.sandboxes import Sandbox, SandboxFactory
@@ -49,6 +49,22 @@ class _Guarded:
         if result.exit_reason == CommandExit.SANDBOX_ERROR:
             self.sandbox_error = result.output.strip()[:500]
         return result
+
+
+class _Stoppable:
+    """The agent's model: after the watchdog fires, a still-running agent thread gets no more
+    model calls (the one in flight ends on its own), so an abandoned rollout stops taking a
+    model slot from the live ones and leaves no call running when the process exits."""
+
+    def __init__(self, model: Model, guard: _Guarded) -> None:
+        self.model = model
+        self.name = getattr(model, "name", "")
+        self.guard = guard
+
+    def chat(self, messages: list[Message], **options: Any) -> ModelReply:
+        if self.guard.closed:
+            raise ModelError("the rollout is over", kind="permanent", field="rollout_timeout")
+        return self.model.chat(messages, **options)
 
 
 def plan_rollouts(tasks: Sequence[tuple[Task, Split]], attempts: int) -> list[Planned]:
@@ -103,7 +119,8 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
     sandbox = sandbox_factory(task, harness_dir=harness.root)
     try:
         guard = _Guarded(sandbox)
-        agent = _run_agent_watched(harness, model, guard, task, sink, deadline)
+        agent = _run_agent_watched(harness, _Stoppable(model, guard), guard, task, sink,
+                                   deadline)
         guard.closed = True
         check = verify(task, sandbox)
     finally:

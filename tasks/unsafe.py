@@ -78,6 +78,10 @@ class UnsafeHostSandbox:
                         env=env)
 
     def run_python(self, script: str, stdin: str, *, timeout: float) -> ExecResult:
+        # A tool's arguments name sandbox paths as a command does (the shell tool's command is
+        # one); a middleware's payload is the conversation, which stays as the model wrote it.
+        if script.startswith("tools/"):
+            stdin = self.rewrite(stdin)
         return self.run([sys.executable, f"{HARNESS}/{script}"], timeout=timeout, stdin=stdin)
 
     def run(self, argv: list[str], *, timeout: float, stdin: str = "",

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -36,3 +39,45 @@ def test_real_model_answers_a_json_action(name: str) -> None:
     assert isinstance(json.loads(reply.content), dict)  # the shape, not what the action is
     assert reply.tokens_in > 0 and reply.tokens_out > 0
     assert reply.model == f"embedded:{name}"
+
+
+EXIT_UNDER_A_CALL = textwrap.dedent("""
+    import atexit, sys, threading, time
+    from agent.clients import embedded
+    from agent.clients.weights import WEIGHTS
+    from agent.model import Message, ModelError
+
+    model = embedded.EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"])
+    essay = [Message(role="user", content="Write a long essay about the bash shell.")]
+    replies = []
+
+    def after_the_servers_stopped():  # registered first, so it runs after embedded's handler
+        print("replies at exit:", len(replies))
+        try:
+            model.chat(essay, max_tokens=1)
+        except ModelError as error:
+            print("a new call is refused:", error.kind)
+
+    atexit.register(after_the_servers_stopped)
+    model.chat([Message(role="user", content="hi")], max_tokens=1)  # starts the server
+    threading.Thread(target=lambda: replies.append(model.chat(essay, max_tokens=48)),
+                     daemon=True).start()  # abandoned, like a rollout past its deadline
+    for _ in range(60_000):  # a safety net: the thread enters its call at once
+        if embedded._in_flight:
+            break
+        time.sleep(0.001)
+    print("in flight:", embedded._in_flight, flush=True)
+""")
+
+
+@pytest.mark.slow
+def test_exit_waits_for_a_call_in_flight_and_then_stops_the_server() -> None:
+    """The interpreter exits while a daemon thread is inside a chat call: the call finishes before
+    the server stops, later calls are refused, and the process exits cleanly. (Exiting under the
+    call killed the process with SIGSEGV about one run in eight.)"""
+    done = subprocess.run([sys.executable, "-c", EXIT_UNDER_A_CALL], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["in flight: 1", "replies at exit: 1",
+                                        "a new call is refused: unavailable"], done.stdout
+    assert "waiting for 1 embedded model call(s) to finish" in done.stderr

@@ -1,19 +1,24 @@
 """evolve/loop.py and phases.py: resuming at the edges of a phase (a crash after a phase's work but
-before it was recorded), budgets counted over processes, on the e2e fixture suite with the
-scripted model playing both agents."""
+before it was recorded), every stop rule driven through the loop (budgets counted over processes),
+the extra rollouts of a fix on the threshold, on the e2e fixture suite with the scripted model
+playing both agents."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from evolve import phases
 from evolve.config import RunConfig, StopRules, load_config, save_config
 from evolve.ledger import EVALUATE, PHASE_ORDER, Phase
-from evolve.loop import evolve
-from evolve.run import init_run, open_run
-from tests.fixtures.e2e_agents import HELPFUL_RULE, agents, change, done
+from evolve.loop import LoopResult, evolve
+from evolve.run import init_run, open_run, read_run
+from tests.fixtures.e2e_agents import (
+    HELPFUL_RULE, NOTHING_JUDGED, agents, change, done, evolve_rule, solve_rule, write_script,
+)
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 TRAIN = ["write-alpha", "write-beta"]
@@ -87,3 +92,112 @@ def test_a_phase_recorded_on_disk_but_not_in_the_store_is_indexed_at_the_next_op
         detail = store.con.execute(
             "SELECT detail FROM iterations WHERE phase = 'DISTILL'").fetchone()[0]
     assert json.loads(detail)["overview"].endswith("overview.md")
+
+
+def evolve_with(run_dir: Path, **stop) -> LoopResult:
+    """Go on evolving a cleanly stopped run under the stop rules `stop` (in run.yaml)."""
+    paths, config = load_config(run_dir)
+    save_config(paths, config.model_copy(update={"stop": StopRules(**stop)}))
+    return evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+
+def train_rates(run_dir: Path) -> list[float]:
+    with open_run(run_dir) as run, run.ledger.reading() as store:
+        return [rate for (rate,) in store.con.execute(
+            "SELECT avg(CASE WHEN outcome = 'pass' THEN 1.0 ELSE 0.0 END) FROM rollouts "
+            "WHERE split = 'train' GROUP BY iteration ORDER BY iteration").fetchall()]
+
+
+def test_the_target_pass_rate_stops_the_run_when_reached(tmp_path: Path) -> None:
+    run_dir = evaluated_run(tmp_path)  # 0% at the baseline; the evolve agent's rule solves both
+
+    result = evolve_with(run_dir, iterations=5, target_pass_rate=1.0)
+
+    assert (result.last_iteration, result.stop_reason) == (
+        1, "train pass rate 100% reached the target 100%")
+    assert train_rates(run_dir) == [0.0, 1.0]
+
+
+def test_patience_counts_the_iterations_since_the_best_pass_rate(tmp_path: Path) -> None:
+    """The first change solves write-alpha (0% -> 50%, kept); later ones solve nothing (50%, 50%,
+    reverted). With patience 2 the run stops two iterations after the best one, iteration 1: at 3,
+    not at 2 as it would counting from the baseline."""
+    model = write_script(tmp_path / "s.yaml", [
+        evolve_rule([change(HELPFUL_RULE, ["write-alpha"]), done()], also_has=[NOTHING_JUDGED]),
+        evolve_rule([change("Keep replies short.", ["write-beta"]), done()]),
+        solve_rule(has=[HELPFUL_RULE], instruction_has=["alpha.txt"]),
+    ])
+    config = RunConfig(run_id="patience", tasks=SUITE, task_ids=TRAIN, model=model, k=1,
+                       workers=2, rollout_timeout=60, stop=StopRules(iterations=0))
+    run_dir = init_run(tmp_path / "run", config).root
+
+    result = evolve_with(run_dir, iterations=6, patience=2)
+
+    assert (result.last_iteration, result.stop_reason) == (3, "no improvement for 2 iteration(s)")
+    assert train_rates(run_dir) == [0.0, 0.5, 0.5, 0.5]
+    assert [(r.iteration, r.decision) for r in read_run(run_dir)[1].changes()] == [
+        (0, "keep"), (1, "revert"), (2, "revert")]
+
+
+def test_the_token_budget_counts_both_agents_and_stops_the_run(tmp_path: Path) -> None:
+    """A budget one token above the baseline's use: the baseline stays under it, and the first
+    iteration after it spends it, counting the code agent's rollouts and the evolve agent's
+    session, as recorded in the store and in the evolve trace."""
+    run_dir = evaluated_run(tmp_path)
+    baseline = rollout_tokens(run_dir)
+
+    result = evolve_with(run_dir, iterations=5, tokens=baseline + 1)
+
+    spent = rollout_tokens(run_dir) + evolve_tokens(run_dir)
+    assert rollout_tokens(run_dir) > baseline and evolve_tokens(run_dir) > 0
+    assert (result.last_iteration, result.stop_reason) == (
+        1, f"token budget spent ({spent:,} of {baseline + 1:,})")
+
+
+def rollout_tokens(run_dir: Path) -> int:
+    with open_run(run_dir) as run, run.ledger.reading() as store:
+        return store.con.execute("SELECT sum(tokens_in + tokens_out) FROM rollouts").fetchone()[0]
+
+
+def evolve_tokens(run_dir: Path) -> int:
+    """The evolve agent's tokens, from its sessions' traces (not from the loop's own count)."""
+    traces = (run_dir / "iterations").glob("it*/evolve_trace.json")
+    return sum(e["tokens_in"] + e["tokens_out"] for t in traces
+               for e in json.loads(t.read_text()))
+
+
+def test_a_fix_on_the_threshold_gets_extra_rollouts_that_decide_its_verdict(
+        tmp_path: Path, path_without_bwrap: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """k=2: after the change write-alpha passes one rollout of two, exactly on the threshold, so
+    ATTRIBUTE runs run.yaml's two extra rollouts of that task alone and judges on all four. The
+    task's RUN line passes only for the first rollout ever to run it: it takes a lock on the host,
+    which every rollout sees because they run unsandboxed (--unsafe-no-sandbox, no bwrap on PATH).
+    So both extras fail: 1/4 is no fix, and the change that 1/2 alone would have kept is reverted."""
+    monkeypatch.setenv("PATH", path_without_bwrap)
+    suite = Path(shutil.copytree(SUITE, tmp_path / "suite"))
+    instruction = suite / "write-alpha" / "instruction.md"
+    instruction.write_text(instruction.read_text().replace(
+        "RUN: echo", f"RUN: mkdir {tmp_path / 'first'} && echo"))
+    model = agents(tmp_path / "s.yaml", [change(HELPFUL_RULE, ["write-alpha"]), done()],
+                   solves_with=[HELPFUL_RULE])
+    config = RunConfig(run_id="borderline", tasks=suite, task_ids=["write-alpha"], model=model,
+                       k=2, workers=2, rollout_timeout=60, calibration=False, extra_rollouts=2,
+                       unsafe_no_sandbox=True, stop=StopRules(iterations=1))
+    run_dir = init_run(tmp_path / "run", config).root
+
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    _, ledger = read_run(run_dir)
+    with ledger.reading() as store:
+        attempts = store.con.execute(
+            "SELECT rollout_id, outcome FROM rollouts WHERE iteration = 1 ORDER BY rollout_id"
+        ).fetchall()
+    assert [r for r, _ in attempts] == [f"it001-write-alpha-a0{n}" for n in range(4)]
+    assert sorted(o for _, o in attempts[:2]) == ["fail", "pass"]  # on the threshold
+    assert [o for _, o in attempts[2:]] == ["fail", "fail"]  # the extras
+    assert ledger.phase(1, Phase.ATTRIBUTE).result.borderline == ["write-alpha"]
+    [judgement] = ledger.judgements().values()
+    [alpha] = [t for t in judgement.tasks if t.task_id == "write-alpha"]
+    assert (str(alpha.before), str(alpha.after)) == ("0/2", "1/4")
+    assert judgement.rollouts_spent == 2
+    assert (judgement.verdict, judgement.decision) == ("ineffective", "revert")

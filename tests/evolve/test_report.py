@@ -51,8 +51,10 @@ def test_change_rows_carry_prediction_outcome_and_diff(runs):
     tool = rows["c1-tool"]
     assert tool.prediction == "fix gamma p=0.60; regress beta p=0.20"
     assert (tool.verdict, tool.decision, tool.regressions) == ("harmful", "revert", ["beta"])
-    assert tool.revert_commit and "+# c1-tool: a recorded edit" in tool.diff
-    assert rows["c1-placebo"].placebo and rows["c1-placebo"].diff == ""
+    assert tool.revert_commit and "+description: c1-tool recorded edit." in tool.diff
+    # placebo is evolve/placebo.py's label of the fixture's commits: only the harness.yaml comment
+    assert [r.change_id for r in rows.values() if r.placebo] == ["c1-placebo"]
+    assert "+# c1-placebo: a recorded edit" in rows["c1-placebo"].diff
     assert rows["c2-memory"].decision == "pending"
 
 
@@ -105,7 +107,8 @@ def test_diff_command_shows_change_prediction_and_verdict(runs):
     rows = {row.change_id: row for row in collect(runs["full"]).changes}
     result = runner.invoke(app, ["diff", str(runs["full"]), rows["c1-tool"].commit[:8]])
     assert result.exit_code == 0, result.output
-    for text in ("fix gamma p=0.60", "harmful -> revert", "+# c1-tool: a recorded edit"):
+    for text in ("fix gamma p=0.60", "harmful -> revert",
+                 "+description: c1-tool recorded edit."):
         assert text in result.output
     shown = runner.invoke(app, ["diff", str(runs["full"]), "c0-prompt", "--json"])
     as_json = json.loads(shown.output)

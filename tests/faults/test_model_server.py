@@ -77,7 +77,10 @@ def test_garbage_tool_arguments_are_an_error_the_agent_sees_not_a_crash(
 
 def test_a_hung_response_times_the_rollout_out_and_the_run_goes_on(tmp_path: Path) -> None:
     with OllamaScriptServer(forever(faulty_for_sum_numbers({"hang": 120}))) as server:
-        run_dir = make_run(tmp_path, server.url, workers=2, rollout_timeout=10)
+        # hello-world must pass inside the rollout timeout: it took 3 s at a load average of 6
+        # on 2 cores, so 15 s leaves five times that; the hung reply outlasts it by far. The
+        # hung rollout waits the whole timeout, which is this test's cost.
+        run_dir = make_run(tmp_path, server.url, workers=2, rollout_timeout=15)
         result = evoharness("evolve", run_dir, host=server.url)
     assert result.returncode == 0, result.stderr
     stored = {rid: (outcome, reason) for rid, outcome, reason in rollouts(run_dir)}

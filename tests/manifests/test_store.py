@@ -6,7 +6,7 @@ import json
 import pytest
 
 from evoharness.errors import EvoError, ValidationFailed
-from manifests.schema import IterationManifest, json_schema
+from manifests.schema import IterationManifest, Prediction, json_schema
 from manifests.store import load_manifest, load_manifests, save_manifest, trailers_for
 
 from .builders import change, manifest
@@ -73,11 +73,21 @@ def test_out_of_range_probability_names_the_field(tmp_path):
     assert "changes[0].predicted_regressions[0].probability" in _edited(tmp_path, edit)
 
 
-def test_malformed_manifest_leaves_registered_one_untouched(tmp_path):
-    _, path = saved(tmp_path)
-    before = path.read_text()
-    _edited(tmp_path, lambda raw: raw.pop("run_id"))
-    assert path.read_text() == before
+@pytest.mark.parametrize("malformed", [
+    {"run_id": None},  # a required field missing
+    {"changes": [change("A", fixes={"a": 0.7}).model_copy(update={"predicted_fixes": [
+        Prediction.model_construct(task_id="a", probability=1.5)]})]},  # out of range
+], ids=["no run_id", "probability 1.5"])
+def test_malformed_manifest_cannot_replace_the_registered_one(tmp_path, malformed):
+    """Saving a manifest that never passed validation over the registered one (same iteration,
+    same path) is refused, and the registered file keeps every byte."""
+    registered, path = saved(tmp_path)
+    before = path.read_bytes()
+    bad = IterationManifest.model_construct(**{**dict(registered), **malformed})
+    with pytest.raises(EvoError):
+        save_manifest(path, bad)
+    assert path.read_bytes() == before
+    assert load_manifest(path, TASKS) == registered
 
 
 def test_same_task_predicted_twice_is_refused():

@@ -3,7 +3,7 @@ atomically, k attempts over N workers, skipping stored rollouts."""
 from __future__ import annotations
 
 import json
-import time
+import threading
 
 import pytest
 
@@ -57,13 +57,24 @@ def test_exception_in_a_rollout_becomes_infra_error(seed_harness, hello_task, tm
     assert result.exit_reason == "exception: RuntimeError: boom"
 
 
-def test_hung_model_is_a_timeout(seed_harness, hello_task, tmp_path):
-    def hang(messages):
-        time.sleep(3)
-        return json_action("done", summary="too late")
+def test_hung_model_is_a_timeout_and_the_abandoned_agent_asks_no_more(seed_harness, hello_task,
+                                                                      tmp_path):
+    released = threading.Event()
 
-    [result] = _run(seed_harness, hello_task, ScriptedModel([hang]), tmp_path, rollout_timeout=0.5)
+    def hang(messages):
+        released.wait()  # answers only once the rollout is over: it misses any deadline
+        return json_action("shell", command="true")  # an agent left alone would take a step
+
+    model = ScriptedModel([hang, *SOLVE])
+    try:
+        [result] = _run(seed_harness, hello_task, model, tmp_path, rollout_timeout=0.5)
+    finally:
+        released.set()
     assert (result.outcome, result.exit_reason) == (Outcome.TIMEOUT, "rollout_timeout")
+    for thread in threading.enumerate():  # the abandoned agent ends at its next model call
+        if thread.name == f"agent-{hello_task.id}":
+            thread.join(timeout=60)  # a safety net
+    assert len(model.calls) == 1
 
 
 def test_k_attempts_over_workers_and_skip_existing(seed_harness, hello_task, sum_task, tmp_path):
@@ -108,10 +119,14 @@ def test_sandbox_failure_is_infra_error(seed_harness, hello_task, tmp_path):
 def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum_task, tmp_path):
     from agent.clients import make_model
 
-    model = make_model("embedded")
-    # Three steps end each rollout by its step budget, not by a clock: two rollouts of the 1.5B on
-    # a loaded 2-core machine stay far inside pytest's timeout, and the watchdog stays a safety net.
-    settings = seed_harness.spec.settings.model_copy(update={"max_steps": 3})
+    # The 0.5B: what is tested is the runner with a real model (the 1.5B runs in
+    # test_loop_embedded.py); the 1.5B took 4 minutes here at a load average of 8 on 2 cores.
+    model = make_model("embedded-small")
+    # Two steps of at most 128 tokens end each rollout by its budget, not by a clock: with a free
+    # retry after each unusable reply (agent/loop.py), two rollouts generate at most 1,024 tokens,
+    # far inside pytest's timeout on a loaded 2-core machine; the watchdog stays a safety net.
+    settings = seed_harness.spec.settings.model_copy(update={"max_steps": 2,
+                                                             "max_output_tokens": 128})
     harness = seed_harness.model_copy(
         update={"spec": seed_harness.spec.model_copy(update={"settings": settings})})
     paths = run_rollouts(harness, "c1", [(hello_task, "train"), (sum_task, "heldout")],
@@ -122,4 +137,73 @@ def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum
     assert all(r.outcome in (Outcome.PASS, Outcome.FAIL, Outcome.TIMEOUT) for r in results), [
         (r.outcome, r.exit_reason) for r in results]
     assert all(r.model for r in results)
-    assert all(r.steps <= 3 for r in results)
+    assert all(r.steps <= 2 for r in results)
+
+
+# What a harness script reports about where it runs: each item differs between the host and the
+# sandbox (README "Sandbox": its own UTS namespace named `sandbox`, cwd /app, a fresh /tmp as HOME,
+# no variable of the host's, none of the host's files but /app and the system).
+PROBE = '''
+import json, os, socket, sys
+def where():
+    return {"host": socket.gethostname(), "cwd": os.getcwd(), "home": os.environ.get("HOME"),
+            "script": os.path.abspath(sys.argv[0]), "secret": "EVO_HOST_SECRET" in os.environ,
+            "sees_host_file": os.path.exists(HOST_FILE)}
+'''
+TOOL = PROBE + '''
+json.load(sys.stdin)
+print(json.dumps(where()))
+'''
+MIDDLEWARE = PROBE + '''
+def after_tool(payload):
+    payload["output"] += "\\nmiddleware " + json.dumps(where())
+    return payload
+
+if __name__ == "__main__":
+    request = json.load(sys.stdin)
+    print(json.dumps(globals()[request["hook"]](request["payload"])))
+'''
+
+
+def _probing_harness(root, host_file):
+    """The seed harness plus a `where` tool and a `where` middleware, both running PROBE."""
+    import shutil
+
+    import yaml
+
+    from workspace.repo import SEED_DIR
+    from workspace.validate import load_harness
+
+    shutil.copytree(SEED_DIR, root)
+    constant = f"HOST_FILE = {str(host_file)!r}\n"
+    (root / "tools" / "where.py").write_text(constant + TOOL)
+    (root / "tools" / "where.yaml").write_text(yaml.safe_dump({
+        "name": "where", "description": "Where does this run?",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False}}))
+    (root / "middleware").mkdir()
+    (root / "middleware" / "where.py").write_text(constant + MIDDLEWARE)
+    spec = yaml.safe_load((root / "harness.yaml").read_text())
+    spec["tools"].append("where")
+    spec["middleware"] = ["where"]
+    (root / "harness.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    return load_harness(root)
+
+
+def test_harness_tools_and_middleware_run_inside_the_sandbox(hello_task, tmp_path, monkeypatch):
+    """A harness tool and a middleware hook, run by a real rollout, report the sandbox's view: on
+    the host (or through the HostEnvironment test double) every item below would differ."""
+    monkeypatch.setenv("EVO_HOST_SECRET", "must not reach harness code")
+    host_file = tmp_path / "host-only.txt"
+    host_file.write_text("the host's\n")
+    harness = _probing_harness(tmp_path / "harness", host_file)
+    [result] = _run(harness, hello_task, ScriptedModel([json_action("where"), *SOLVE]), tmp_path)
+    assert result.outcome == Outcome.PASS, (result.exit_reason, result.verifier_tail)
+    assert not [e for e in result.events if e.kind == "error"]
+    output = next(e.content for e in result.events if e.kind == "tool_result")
+    tool_line, middleware_line = [line for line in output.splitlines() if line.strip()]
+    inside = {"host": "sandbox", "cwd": "/app", "home": "/tmp", "secret": False,
+              "sees_host_file": False}
+    assert json.loads(tool_line) == {**inside, "script": "/harness/tools/where.py"}
+    assert middleware_line.startswith("middleware ")
+    assert json.loads(middleware_line.removeprefix("middleware ")) == {
+        **inside, "script": "/harness/middleware/where.py"}

@@ -4,6 +4,9 @@ from __future__ import annotations
 import pytest
 
 from evoharness.errors import EvoError
+from agent.clients.scripted import ScriptedModel, json_action
+from tasks.results import Outcome, RolloutResult
+from tasks.runner import run_rollouts
 from tasks.sandbox import BwrapSandbox, Mount
 from tasks.unsafe import UnsafeHostSandbox, require_sandbox
 from tasks.verifier import verify
@@ -38,3 +41,14 @@ def test_hello_world_oracle_and_nothing_on_the_host(hello_task):
             assert verify(hello_task, box).passed is passed
         finally:
             box.close()
+
+
+def test_the_agents_shell_tool_reaches_app_on_the_host(seed_harness, hello_task, tmp_path):
+    """A rollout on the host: the shell tool's command names /app as in the sandbox."""
+    solve = [json_action("shell", command='echo "Hello, world!" > /app/hello.txt'),
+             json_action("done", summary="wrote /app/hello.txt")]
+    [path] = run_rollouts(seed_harness, "c1", [(hello_task, "train")], ScriptedModel(solve),
+                          run_id="r", iteration=0, out_dir=tmp_path,
+                          sandbox_factory=UnsafeHostSandbox.for_task)
+    result = RolloutResult.model_validate_json(path.read_text())
+    assert result.outcome == Outcome.PASS, (result.events, result.verifier_tail)

@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 from agent.events import Event
 from traces.ingest import ingest_paths
@@ -98,39 +97,72 @@ def test_quarantine_never_overwrites(tmp_path):
 
 CRASHER = textwrap.dedent("""
     import sys
+    import threading
     from traces.ingest import ingest_paths, trace_files
     from traces.store import TraceStore
+
+    class PausingCursor:
+        \"\"\"The ingest's cursor, stopped for good in batch `batch` once that batch's events are
+        inserted and before its rollouts are: inside the open transaction.\"\"\"
+
+        def __init__(self, cursor, batch):
+            self.cursor, self.batch, self.batches = cursor, batch, 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.cursor.close()
+
+        def __getattr__(self, name):
+            return getattr(self.cursor, name)
+
+        def execute(self, sql, *args):
+            if sql.startswith("INSERT INTO rollouts"):
+                self.batches += 1
+                if self.batches == self.batch:
+                    print("mid-transaction", flush=True)
+                    threading.Event().wait()  # until the test kills this process
+            return self.cursor.execute(sql, *args)
+
+    class Pausing:
+        def __init__(self, con, batch):
+            self.con, self.batch = con, batch
+
+        def cursor(self):
+            return PausingCursor(self.con.cursor(), self.batch)
+
     with TraceStore(sys.argv[1]) as store:
-        print("ingesting", flush=True)
-        ingest_paths(store.con, trace_files(sys.argv[2]), batch_events=20_000)
-        print("done", flush=True)
+        ingest_paths(Pausing(store.con, int(sys.argv[3])), trace_files(sys.argv[2]),
+                     batch_events=20_000)
 """)
+ROLLOUTS, EVENTS, PER_BATCH = 150, 400, 50  # 20,000 events per batch: 50 rollouts
 
 
 def test_killed_ingest_leaves_whole_rollouts_only(tmp_path):
+    """SIGKILL inside a transaction (the events of a batch written, its rollouts not yet): the
+    store shows exactly the batches committed before, never a part of the killed one. The kill
+    point comes from the child saying where it is, not from a clock."""
     folder, db = tmp_path / "rollouts", tmp_path / "t.duckdb"
-    results = [result(f"t{i:03d}", events=400) for i in range(150)]
-    write(folder, results)
+    write(folder, [result(f"t{i:03d}", events=EVENTS) for i in range(ROLLOUTS)])
     TraceStore(db).close()
     script = tmp_path / "crasher.py"
     script.write_text(CRASHER)
-    # Kill at growing delays: some land mid-transaction, later ones after some batches committed.
-    for delay in (0.05, 0.3, 0.6, 1.0):
-        child = subprocess.Popen([sys.executable, str(script), str(db), str(folder)],
-                                 stdout=subprocess.PIPE, text=True)
-        assert child.stdout.readline() == "ingesting\n"
-        time.sleep(delay)
+    # In batch 1 nothing is committed yet; the second child skips nothing, commits batches 1
+    # and 2, and is killed in batch 3.
+    for killed_in, committed in ((1, 0), (3, 2 * PER_BATCH)):
+        child = subprocess.Popen([sys.executable, str(script), str(db), str(folder),
+                                  str(killed_in)], stdout=subprocess.PIPE, text=True)
+        assert child.stdout.readline() == "mid-transaction\n"
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
         with TraceStore(db) as store:
             per_rollout = store.con.execute(
                 "SELECT r.rollout_id, count(e.seq) FROM rollouts r "
                 "LEFT JOIN events e USING (rollout_id) GROUP BY 1").fetchall()
-            assert all(n == 400 for _, n in per_rollout)
-            orphans = store.con.execute(
-                "SELECT count(*) FROM events WHERE rollout_id NOT IN (SELECT rollout_id FROM rollouts)"
-            ).fetchall()[0]
-            assert orphans == (0,)
+            assert len(per_rollout) == committed
+            assert all(n == EVENTS for _, n in per_rollout)
+            assert counts(store) == (committed, committed * EVENTS)  # no orphan events
     with TraceStore(db) as store:
         store.ingest_dir(folder)
-        assert counts(store) == (150, 60_000)
+        assert counts(store) == (ROLLOUTS, ROLLOUTS * EVENTS)

@@ -83,27 +83,39 @@ def release(proc: subprocess.Popen) -> None:
 
 @pytest.mark.parametrize("held, wanted_read_only", [("rw", True), ("ro", False)])
 def test_opening_waits_while_another_process_holds_the_file_the_other_way(
-        tmp_path, held, wanted_read_only):
+        tmp_path, monkeypatch, held, wanted_read_only):
     path = tmp_path / "t.duckdb"
     TraceStore(path).close()
     proc = holder(path, held)
     with pytest.raises(StoreBusy, match="held the trace database"):
         TraceStore(path, read_only=wanted_read_only, wait_s=0.3)
-    waited = {}
+    # The holder is released only once the opener has been refused twice (it is retrying), so
+    # the test follows the opener's progress, not a guess at how long it takes to get there.
+    refused = threading.Semaphore(0)
+    connect = duckdb.connect
+
+    def observed_connect(*args, **kwargs):
+        try:
+            return connect(*args, **kwargs)
+        except duckdb.IOException:
+            refused.release()
+            raise
+    monkeypatch.setattr(duckdb, "connect", observed_connect)
+    opened = {}
 
     def open_when_released():
-        started = time.monotonic()
         with TraceStore(path, read_only=wanted_read_only, wait_s=60) as store:
-            waited["rows"] = store.con.execute("SELECT count(*) FROM meta").fetchone()[0]
-        waited["s"] = time.monotonic() - started
+            opened["at"] = time.monotonic()
+            opened["rows"] = store.con.execute("SELECT count(*) FROM meta").fetchone()[0]
 
     opener = threading.Thread(target=open_when_released)
     opener.start()
-    time.sleep(0.5)  # the opener is retrying now
+    assert refused.acquire(timeout=60) and refused.acquire(timeout=60)  # safety nets only
     assert opener.is_alive()
+    released_at = time.monotonic()
     release(proc)
     opener.join(timeout=60)
-    assert waited["rows"] == 1 and waited["s"] >= 0.5
+    assert opened["rows"] == 1 and opened["at"] > released_at
 
 
 def test_readers_share_the_file(tmp_path):
