@@ -12,15 +12,16 @@ from .design import TrialDesign
 Decision = Literal["keep", "revert"]
 TrialOutcome = Literal["effective", "not_shown", "regression", "untestable"]
 TaskRole = Literal["probe", "screen", "claim"]
-TaskResult = Literal["fixed", "not_fixed", "held", "regressed", "dropped", "unjudged"]
+TaskResult = Literal["fixed", "unclear", "not_fixed", "held", "regressed", "dropped", "unjudged"]
 
 
 class TaskEvidence(BaseModel):
     """One task as the trial saw it. role: `probe` = a predicted fix, run on both arms; `screen` =
     guarded against regression, change arm only; `claim` = a predicted regression on a task that
-    was not screened (scored as unjudged). result: fixed / not_fixed (probe: whether the task's own
-    pairs reach the trial's boundary), held / regressed (screen), dropped (the base's top-up
-    showed the task is not stable passing), unjudged (not reached)."""
+    was not screened (scored as unjudged). result, probe: fixed (the task's own pairs reach the
+    trial's boundary), not_fixed (its pairs show no gain: wins <= losses), unclear (a gain too
+    small to confirm on its own pairs; scored as unjudged); screen: held / regressed, dropped (the
+    base's top-up showed the task is not stable passing); unjudged (not reached)."""
 
     model_config = ConfigDict(frozen=True)
 

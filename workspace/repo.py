@@ -2,10 +2,11 @@
 trailers, revert, tag, diff, read a file at a commit. What a change means is manifests/' job."""
 from __future__ import annotations
 
-import shutil
-from datetime import datetime, timezone
 import io
+import shutil
 import tarfile
+import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 import git
@@ -138,6 +139,37 @@ class HarnessRepo:
                                   strip_newline_in_stdout=False)
         except git.GitCommandError as error:
             raise EvoError("file not in commit", file=relpath, value=commit) from error
+
+    def parent(self, commit: str) -> str:
+        """The first parent of `commit` (the commit it was made on)."""
+        return self._repo.commit(self._resolve(commit)).parents[0].hexsha
+
+    def apply_alone(self, commit: str, onto: str, *, message: str) -> str | None:
+        """A commit on `onto` holding only what `commit` changed against its parent, made without
+        touching the working tree or HEAD (a scratch index); `commit` itself when `onto` is its
+        parent; None when the change does not apply cleanly to `onto` (a 3-way merge conflict)."""
+        sha, base = self._resolve(commit), self._resolve(onto)
+        parent = self.parent(sha)
+        if parent == base:
+            return sha
+        patch = self._git.diff("--binary", "--full-index", parent, sha,
+                               strip_newline_in_stdout=False)
+        with tempfile.TemporaryDirectory(prefix="evo-index-") as scratch:
+            env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            self._git.read_tree(base, env=env)
+            if patch:
+                (Path(scratch) / "change.patch").write_text(patch)
+                try:
+                    self._git.apply("--cached", "--3way", str(Path(scratch) / "change.patch"),
+                                    env=env)
+                except git.GitCommandError:
+                    return None
+            tree = self._git.write_tree(env=env)
+        return self._git.commit_tree(tree, "-p", base, "-m", message)
+
+    def set_branch(self, name: str, commit: str) -> None:
+        """Point branch `name` at `commit` (created or moved; HEAD stays where it is)."""
+        self._git.branch("-f", name, self._resolve(commit))
 
     def tree_id(self, commit: str = "HEAD") -> str:
         return self._repo.commit(self._resolve(commit)).tree.hexsha

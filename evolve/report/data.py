@@ -23,7 +23,7 @@ class ChangeRow(BaseModel):
     """One change as the report's table shows it: its prediction, what happened and its diff."""
 
     iteration: int  # the iteration whose EVOLVE phase made it
-    judged_in: int  # the iteration whose evaluation judged it (made in + 1 until then)
+    judged_in: int  # the iteration whose TRIAL judged it: the one that made it
     change_id: str
     component: str
     commit: str  # full sha
@@ -53,7 +53,7 @@ class ReportData(BaseModel):
     totals: list[IterationTotals]
     heat: list[HeatRow]
     changes: list[ChangeRow]
-    scores: dict[int, Scores]  # by judging iteration
+    scores: dict[int, Scores]  # by the iteration that made and judged the changes
 
     @property
     def iterations(self) -> list[int]:
@@ -141,7 +141,7 @@ def _change_row(record: ChangeRecord, repo: HarnessRepo) -> ChangeRow:
     sha = repo.commit_info(change.commit).sha
     return ChangeRow(
         iteration=record.iteration, change_id=change.id,
-        judged_in=judgement.iteration if judgement else record.iteration + 1,
+        judged_in=judgement.iteration if judgement else record.iteration,
         component=change.component, commit=sha,
         targeted_fix=change.targeted_fix, root_cause=change.root_cause,
         prediction=_prediction_text(change),

@@ -1,12 +1,13 @@
 """Reverting rejected changes on a real git repo: cascades, all-or-nothing, resume, the seed tree."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evoharness.errors import EvoError
-from manifests.attribution import Verdict
 from manifests.revert import apply_decisions, rollback
 from workspace.repo import HarnessRepo
 
@@ -33,8 +34,16 @@ def edit(repo: HarnessRepo, cid: str, file: str, line: int, text: str):
     return change(cid, commit=sha, files=[file])
 
 
-def verdict(cid: str, decision: str = "revert") -> Verdict:
-    return Verdict(change_id=cid, verdict="ineffective", decision=decision, reason="not shown")
+class Decision(NamedTuple):
+    """What apply_decisions reads of a judgement (manifests.revert.Decided)."""
+
+    change_id: str
+    decision: str
+    reason: str
+
+
+def verdict(cid: str, decision: str = "revert") -> Decision:
+    return Decision(change_id=cid, decision=decision, reason="not shown")
 
 
 def test_reverts_only_rejected_changes_newest_first(tmp_path):
