@@ -23,7 +23,7 @@ def test_two_iterations_on_the_embedded_model(tmp_path: Path, monkeypatch) -> No
     # a 3-step evolve session (read, change, done) and rollouts capped at 45 s.
     config = RunConfig(run_id="embedded", tasks=SUITE, task_ids=TASKS, model="embedded-small",
                        evolve_model="embedded-small", k=1, workers=2, rollout_timeout=45,
-                       calibration=False, extra_rollouts=0, max_changes=1, evolve_max_steps=3,
+                       calibration=False, max_changes=1, evolve_max_steps=3,
                        stop=StopRules(iterations=2))
     run_dir = init_run(tmp_path / "run", config).root
 

@@ -69,12 +69,12 @@ def solver_script(path: Path, *evolve_replies: dict[str, Any]) -> str:
 def make_run(tmp_path: Path, host: str | None = None, name: str = "run",
              model: str = "ollama:scripted", **config: Any) -> Path:
     """`evoharness init` on the fixture suite, then run.yaml tuned for fast fault tests
-    (k=1, no calibration or extra rollouts) plus `config` overrides."""
+    (k=1, no calibration) plus `config` overrides."""
     run_dir = tmp_path / name
     made = evoharness("init", run_dir, "--tasks", FIXTURE_TASKS, "--model", model,
                       "-k", "1", "--iterations", "0", host=host)
     assert made.returncode == 0, made.stderr
-    edit_config(run_dir, calibration=False, extra_rollouts=0, **config)
+    edit_config(run_dir, calibration=False, **config)
     return run_dir
 
 

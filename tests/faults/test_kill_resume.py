@@ -187,7 +187,7 @@ class KillRun:
 @pytest.mark.slow
 def test_sigkill_at_seeded_points_then_resume_completes_consistently(tmp_path: Path) -> None:
     config = RunConfig(run_id="kills", tasks=SUITE, model=agents_script(tmp_path / "agents.yaml"),
-                       k=K, workers=2, rollout_timeout=60, extra_rollouts=0,
+                       k=K, workers=2, rollout_timeout=60,
                        stop=StopRules(iterations=ITERATIONS))
     run_dir = init_run(tmp_path / "run", config).root
     runner = KillRun(run_dir, random.Random(SEED))

@@ -144,3 +144,34 @@ def test_git_fsck_clean_after_operations(repo: HarnessRepo) -> None:
     sha = repo.commit_change("X", change_id="c1", component="memory")
     repo.revert(sha, reason="r")
     subprocess.run(["git", "fsck", "--strict"], cwd=repo.path, check=True, capture_output=True)
+
+
+def test_a_change_applies_alone_onto_an_earlier_commit_without_touching_the_workspace(
+        repo: HarnessRepo) -> None:
+    base = repo.head()
+    write(repo, MEMORY, "first\n")
+    first = repo.commit_change("First", change_id="c1", component="memory")
+    write(repo, "system_prompt.md.j2", (repo.path / "system_prompt.md.j2").read_text() + "\nx\n")
+    second = repo.commit_change("Second", change_id="c2", component="system_prompt")
+
+    assert repo.apply_alone(first, base, message="unused") == first  # already made on base
+    alone = repo.apply_alone(second, base, message="c2 alone")
+    assert repo.head() == second and not repo.is_dirty()  # the workspace is as it was
+    assert repo.parent(alone) == base and repo.commit_info(alone).summary == "c2 alone"
+    assert repo.changed_files(alone) == ["system_prompt.md.j2"]
+    assert repo.read_file(MEMORY, alone) == repo.read_file(MEMORY, base)  # no sibling's edit
+    assert repo.read_file("system_prompt.md.j2", alone) == repo.read_file(
+        "system_prompt.md.j2", second)
+    repo.set_branch("trial/c2", alone)
+    assert repo.commit_info("trial/c2").sha == alone and repo.head() == second
+
+
+def test_a_change_on_lines_an_earlier_change_edited_does_not_apply_alone(
+        repo: HarnessRepo) -> None:
+    base = repo.head()
+    write(repo, MEMORY, "first\n")
+    repo.commit_change("First", change_id="c1", component="memory")
+    write(repo, MEMORY, "first\nsecond\n")
+    second = repo.commit_change("Second", change_id="c2", component="memory")
+    assert repo.apply_alone(second, base, message="c2 alone") is None
+    assert repo.head() == second and not repo.is_dirty()
