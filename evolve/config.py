@@ -13,6 +13,7 @@ from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
 from manifests.design import TrialDesign
 from tasks.executor import ExecutorKind
+from tasks.task import TaskSplit
 
 from .ledger.paths import RunPaths
 
@@ -28,12 +29,24 @@ class StopRules(BaseModel):
     patience: int | None = Field(None, ge=1, description="iterations without improvement")
 
 
+class ExamConfig(BaseModel):
+    """The final exam (evolve/exam.py): seed, final and best harness on the held-out tasks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    k: int = Field(4, ge=1, description="rollouts per held-out task per harness")
+    confidence: float = Field(0.95, ge=0.5, lt=1, description="family-wise over the "
+                              "comparisons with the seed (Bonferroni)")
+    on_stop: bool = Field(True, description="`evoharness evolve` runs it when a stop rule holds")
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     run_id: str
-    tasks: Path  # a suite directory (with suite.toml)
+    tasks: Path  # a suite directory (with suite.toml, or a folder of tasks and `split`)
     task_ids: list[str] | None = None  # a subset of the suite; None = all
+    split: TaskSplit | None = None  # the run's own train / held-out split; None = suite.toml's
     model: str = "embedded"  # the code agent's model (agent.clients.make_model spec)
     evolve_model: str | None = None  # defaults to `model`
     k: int = Field(2, ge=1, description="rollouts per task per evaluation")
@@ -52,6 +65,8 @@ class RunConfig(BaseModel):
     stop: StopRules = Field(default_factory=StopRules)
     verdicts: TrialDesign = Field(default_factory=TrialDesign, description=(
         "the per-change trial: false-accept rate, rollout caps (manifests/design.py)"))
+    exam: ExamConfig = Field(default_factory=ExamConfig)
+    library: Path | None = None  # an improvement library the evolve agent reads (evolve/library)
 
     @field_validator("run_id")
     @classmethod

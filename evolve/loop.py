@@ -17,8 +17,9 @@ from traces.queries import iteration_totals
 
 from . import phases
 from .config import validate_config
+from .exam import examine
 from .ledger import EVALUATE, EVOLVE, PHASE_ORDER, Phase
-from .ledger.records import EvolveResult, PhaseResult
+from .ledger.records import EvolveResult, ExamRecord, PhaseResult
 from .recovery import prepare_workspace
 from .run import Run, open_run
 
@@ -41,6 +42,7 @@ Say = Callable[[str], None]
 class LoopResult(BaseModel):
     last_iteration: int
     stop_reason: str
+    exam_id: str | None = None  # the final exam run at the stop, if any
 
 
 def run_phases(run: Run, iteration: int, names: tuple[Phase, ...], say: Say,
@@ -78,8 +80,9 @@ def evaluate_once(run_dir: str | Path, say: Say,
 
 def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Say,
            on_rollout: Callable[[RolloutResult], None] | None = None,
-           overrides: dict | None = None) -> LoopResult:
-    """`evoharness evolve`: iterate until a stop rule says so."""
+           overrides: dict | None = None, examine: bool = False) -> LoopResult:
+    """`evoharness evolve`: iterate until a stop rule says so; then, with `examine` and run.yaml's
+    `exam.on_stop`, the final exam (evolve/exam.py), which a resume finishes if it was killed."""
     with open_run(run_dir, command="evolve", say=say) as run:
         _override(run, overrides)
         if iterations is not None:
@@ -97,9 +100,22 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
             reason = stop_reason(run, iteration)
             if reason:
                 say(f"stopped after iteration {iteration}: {reason}")
-                return LoopResult(last_iteration=iteration, stop_reason=reason)
+                exam = final_exam(run, say, on_rollout) if examine else None
+                return LoopResult(last_iteration=iteration, stop_reason=reason,
+                                  exam_id=exam and exam.exam_id)
             run_phases(run, iteration, EVOLVE, say, on_rollout)
             iteration += 1
+
+
+def final_exam(run: Run, say: Say, on_rollout: Callable[[RolloutResult], None] | None
+               ) -> ExamRecord | None:
+    """The exam at a stop, when run.yaml asks for it; its verdict line is said."""
+    if not run.config.exam.on_stop:
+        return None
+    record = examine(run, say, on_rollout)
+    if record is not None:
+        say(record.verdict_line())
+    return record
 
 
 def _override(run: Run, overrides: dict | None) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 
 from agent.clients import make_model
 from agent.events import ListSink
@@ -25,6 +26,9 @@ from .ledger.records import (CommitResult, DistillResult, EvalResult, EvolveResu
 from .rollouts import ModelServerDown, Progress, run_batch
 from .run import Run
 from .trials import run_trials
+
+if TYPE_CHECKING:
+    from evolve.agent.tools import LibraryOffer
 
 
 def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> EvalResult:
@@ -75,12 +79,14 @@ def evolve_harness(run: Run, iteration: int) -> EvolveResult:
                             no_change_reason=registered.no_change_reason)
     start = run.repo.head()
     sink = ListSink()
+    offered = _library_offers(run, iteration)
     outcome = run_evolve_agent(
         repo=run.repo, model=_model(run.config.evolve_model_spec),
         evidence_dir=run.paths.evidence(iteration), db_path=run.paths.db,
         run_id=run.run_id, iteration=iteration, train_tasks=run.train_ids,
         max_changes=run.config.max_changes, max_steps=run.config.evolve_max_steps, sink=sink,
         scoreboard_md=run.ledger.scoreboard().to_markdown(), forbidden=_test_file_lines(run),
+        library=offered,
     )
     write_atomic(run.paths.evolve_trace(iteration),
                  json.dumps([e.model_dump(mode="json") for e in sink.events]))
@@ -98,6 +104,16 @@ def evolve_harness(run: Run, iteration: int) -> EvolveResult:
     return EvolveResult(changes=len(manifest.changes), no_change_reason=manifest.no_change_reason,
                         tokens=outcome.tokens_in + outcome.tokens_out, steps=outcome.steps,
                         exit_reason=outcome.exit_reason)
+
+
+def _library_offers(run: Run, iteration: int) -> list[LibraryOffer]:
+    """The improvement-library entries matching this iteration's failures (run.yaml library:)."""
+    if run.config.library is None:
+        return []
+    from evolve.library.cue import offers
+
+    with run.ledger.reading() as store:
+        return offers(run.config.library, store.con, run.run_id, iteration)
 
 
 def commit_manifest(run: Run, iteration: int) -> CommitResult:

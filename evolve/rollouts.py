@@ -34,9 +34,9 @@ def run_batch(run: Run, specs: Sequence[RolloutSpec], out_dir: Path,
         if progress is not None:
             progress(result)
 
-    paths = execute(_executor(run), specs, out_dir, progress=seen)
+    paths = execute(run_executor(run), specs, out_dir, progress=seen)
     aside = run.paths.unserved(out_dir)
-    if _set_aside(out_dir, aside, unserved_ids):
+    if set_aside(out_dir, aside, unserved_ids):
         raise ModelServerDown(
             f"the model server did not answer in {len(unserved_ids)} of {len(paths)} rollouts "
             f"(kept in {aside})",
@@ -47,14 +47,14 @@ def run_batch(run: Run, specs: Sequence[RolloutSpec], out_dir: Path,
     return paths
 
 
-def _executor(run: Run) -> Executor:
+def run_executor(run: Run) -> Executor:
     config = run.config
     return make_executor(config.executor, workers=config.workers,
                          rollout_timeout=config.rollout_timeout,
                          unsafe_no_sandbox=config.unsafe_no_sandbox, ray_address=config.ray_address)
 
 
-def _set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:
+def set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:
     """Move rollouts out of the ingest folder into `aside` so a resume runs them again."""
     moved = []
     for rollout in rollout_ids:

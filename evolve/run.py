@@ -10,7 +10,8 @@ from pathlib import Path
 
 from evoharness.errors import EvoError
 from tasks.results import Split
-from tasks.task import Suite, Task, load_suite
+from tasks.split import DEFAULT_HELDOUT, HASH, describe, hash_split, parse_heldout
+from tasks.task import Suite, Task, TaskSplit, has_split_file, load_suite, task_ids_in
 from workspace.repo import HarnessRepo
 
 from .config import RunConfig, load_config, save_config
@@ -58,7 +59,7 @@ def open_run(run_dir: str | Path, *, command: str = "evolve", say: Say = lambda 
     """The run, to change it as `command`: holds the run lock until closed, and has checked (and
     if need be rebuilt) the trace store."""
     paths, config = load_config(run_dir)
-    suite = load_suite(config.tasks)
+    suite = load_suite(config.tasks, config.split)
     _check_task_ids(paths, config, suite)
     if not (paths.workspace / ".git").is_dir():
         raise EvoError("the run has no harness workspace", file=paths.workspace,
@@ -88,7 +89,7 @@ def init_run(run_dir: str | Path, config: RunConfig) -> RunPaths:
     if paths.config.exists():
         raise EvoError("a run already exists here", file=paths.config,
                        hint="choose another directory, or continue it with `evoharness evolve`")
-    suite = load_suite(config.tasks)
+    suite = load_suite(config.tasks, config.split)
     config = config.model_copy(update={"tasks": Path(config.tasks).resolve()})
     _check_task_ids(paths, config, suite)
     paths.root.mkdir(parents=True, exist_ok=True)
@@ -98,6 +99,25 @@ def init_run(run_dir: str | Path, config: RunConfig) -> RunPaths:
                                       config=config.model_dump(mode="json") | {"created": created}))
     save_config(paths, config)  # last: a directory with run.yaml is a complete run
     return paths
+
+
+def choose_split(tasks: Path, task_ids: list[str] | None, heldout: str | None
+                 ) -> tuple[TaskSplit | None, str]:
+    """The split a new run keeps in run.yaml, with a line that says how it was chosen: `heldout`
+    (a share or a list of ids) when given, else a hash split when the folder has no suite.toml;
+    (None, "") when suite.toml's split applies."""
+    if heldout is None and has_split_file(tasks):
+        return None, ""
+    root = Path(tasks)
+    if not root.is_dir():
+        raise EvoError("task folder does not exist", file=root, field="tasks")
+    ids = task_ids or task_ids_in(root)
+    if heldout is not None:
+        return parse_heldout(heldout, ids), describe(parse_heldout(heldout, ids), "--heldout")
+    split = hash_split(ids)
+    how = (f"no suite.toml: the {round(DEFAULT_HELDOUT * 100)}% of ids with the lowest {HASH} "
+           "hash; change it with --heldout SHARE or --heldout ID,ID")
+    return split, describe(split, how)
 
 
 def _check_task_ids(paths: RunPaths, config: RunConfig, suite: Suite) -> None:

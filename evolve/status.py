@@ -8,7 +8,9 @@ from typing import Any
 
 from traces.queries import iteration_totals
 
+from .compare import Comparison
 from .ledger import PHASE_ORDER, holder
+from .ledger.records import ExamRecord
 from .run import read_run
 
 
@@ -32,6 +34,19 @@ def status(run_dir: str | Path) -> dict[str, Any]:
             "kept": decided[it, "keep"], "reverted": decided[it, "revert"]})
     next_phase = next((p for p in PHASE_ORDER if p not in done), PHASE_ORDER[0])
     running = holder(ledger.paths.lock)
+    exams = ledger.exams()
     return {"run_id": ledger.run_id, "model": config.model, "k": config.k,
             "live": running is not None, "running": running, "current_iteration": iteration,
-            "next_phase": next_phase.value, "iterations": rows}
+            "next_phase": next_phase.value, "iterations": rows,
+            "exam": _exam(exams[-1]) if exams else None}
+
+
+def _exam(record: ExamRecord) -> dict[str, Any]:
+    """The latest final exam: its verdict line, and each comparison's numbers."""
+    def numbers(c: Comparison) -> dict[str, Any]:
+        return {"a": c.a, "b": c.b, "tasks": c.n, "mean": c.mean, "lo": c.lo, "hi": c.hi,
+                "confidence": c.confidence, "verdict": c.verdict}
+
+    return {"exam_id": record.exam_id, "iteration": record.iteration, "k": record.k,
+            "verdict": record.verdict_line(), "noise_floor": numbers(record.noise_floor),
+            "comparisons": [numbers(c) for c in record.comparisons], "note": record.note}

@@ -34,6 +34,10 @@ class TaskCounts(BaseModel):
     def __str__(self) -> str:
         return f"{self.passes}/{self.total}"
 
+    def plus(self, extra: TaskCounts) -> TaskCounts:
+        """These counts pooled with more rollouts of the same harness."""
+        return TaskCounts(passes=self.passes + extra.passes, total=self.total + extra.total)
+
 
 class TreeHistory(BaseModel):
     """Per train task, the pass count over every evaluation of one git tree."""

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from .record import ChangeRecord
-from .verdict import TaskEvidence
 
 NOTHING_JUDGED = "No change has been judged yet."
 AHE_LINE = ("AHE's evolve agent reached fix precision 33.7% / recall 51.4%, "
@@ -114,16 +113,10 @@ def score(records: Sequence[ChangeRecord]) -> Scores:
 
 def _observed_delta(record: ChangeRecord) -> float:
     """Pass-rate points of the train suite the change's probe showed: on each predicted task, the
-    change arm's passes less the base arm's (wins - losses) per pair, summed, per train task."""
+    change arm's pass rate less the base arm's over the same pairs, summed, per train task."""
     judgement = record.judgement
     tasks = len(judgement.setup.candidates.counts)
-    gained = sum((t.wins - t.losses) / _pairs(t) for t in judgement.verdict.tasks
-                 if t.role == "probe" and t.wins is not None and _pairs(t))
-    return 100.0 * gained / tasks if tasks else 0.0
-
-
-def _pairs(task: TaskEvidence) -> int:
-    return int(task.base.split("/")[1]) if task.base else 0
+    return 100.0 * sum(judgement.verdict.gains.values()) / tasks if tasks else 0.0
 
 
 class ScoreRow(BaseModel):

@@ -169,6 +169,12 @@ class Suite(BaseModel):
     train: list[str]
     heldout: list[str]
     demo: list[str] = []  # [demo] tasks: train tasks for a short showcase run (README)
+    demo_heldout: list[str] = []  # [demo] heldout: held-out tasks its final exam uses
+
+    @property
+    def demo_tasks(self) -> list[str]:
+        """The showcase run's tasks (`init --subset demo`)."""
+        return [*self.demo, *self.demo_heldout]
 
     def items(self, split: Split | None = None) -> list[tuple[Task, Split]]:
         """(task, split) pairs in suite order, optionally one split only."""
@@ -232,7 +238,10 @@ def load_task(path: str | Path) -> Task:
     return Task(id=root.name, root=root, config=config, instruction=instruction, workdir=workdir)
 
 
-class _SplitFile(BaseModel):
+class TaskSplit(BaseModel):
+    """Which tasks train the harness and which are held out: suite.toml's [split], or one a run
+    keeps in run.yaml (a folder without suite.toml, or `init --heldout`)."""
+
     model_config = ConfigDict(extra="forbid")
     train: list[str]
     heldout: list[str]
@@ -241,20 +250,22 @@ class _SplitFile(BaseModel):
 class _DemoSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
     tasks: list[str] = []
+    heldout: list[str] = []
 
 
-_Section_T = TypeVar("_Section_T", _SplitFile, _DemoSection)
+_Section_T = TypeVar("_Section_T", TaskSplit, _DemoSection)
 
 
-def _read_split(path: Path) -> tuple[_SplitFile, _DemoSection]:
+def _read_split(path: Path) -> tuple[TaskSplit, _DemoSection]:
     if not path.exists():
         raise EvoError("suite file is missing", file=path,
-                       hint="write [split] with train = [...] and heldout = [...]")
+                       hint="write [split] with train = [...] and heldout = [...], or let "
+                            "`evoharness init --tasks DIR` split the folder (--heldout)")
     try:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as error:
         raise EvoError(f"not valid TOML: {error}", file=path) from None
-    return _section(data, "split", _SplitFile, path), _section(data, "demo", _DemoSection, path)
+    return _section(data, "split", TaskSplit, path), _section(data, "demo", _DemoSection, path)
 
 
 def _section(data: dict, name: str, model: type[_Section_T], path: Path) -> _Section_T:
@@ -264,22 +275,41 @@ def _section(data: dict, name: str, model: type[_Section_T], path: Path) -> _Sec
         raise EvoError(f"bad [{name}] section: {error}", file=path, field=name) from None
 
 
-def load_suite(path: str | Path) -> Suite:
-    """Load every task directory under `path` and check suite.toml splits them all exactly once."""
+def task_ids_in(root: Path) -> list[str]:
+    """The folder's task directories (those with a task.toml), sorted."""
+    return sorted(p.name for p in root.iterdir() if (p / "task.toml").exists())
+
+
+def has_split_file(path: str | Path) -> bool:
+    return (Path(path) / "suite.toml").is_file()
+
+
+def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
+    """Load the task directories under `path` and check the split lists each exactly once.
+
+    The split is suite.toml's, unless `split` is given: then suite.toml is not read, and the suite
+    is the tasks `split` names (a run's own split, kept in run.yaml)."""
     root = Path(path).resolve()
-    split, demo = _read_split(root / "suite.toml")
-    found = sorted(p.name for p in root.iterdir() if (p / "task.toml").exists())
+    if not root.is_dir():
+        raise EvoError("task folder does not exist", file=root)
+    from_file = split is None
+    where = root / "suite.toml" if from_file else root  # what a problem names
+    split, demo = _read_split(where) if split is None else (split, _DemoSection())
+    found = task_ids_in(root)
     listed = split.train + split.heldout
-    problems = [EvoError("task is in no split", file=root / "suite.toml", field="split", value=t)
-                for t in found if t not in listed]
-    problems += [EvoError("listed task has no directory", file=root / "suite.toml",
-                          field="split", value=t) for t in listed if t not in found]
-    problems += [EvoError("demo task is not a train task", file=root / "suite.toml",
+    problems = [EvoError("task is in no split", file=where, field="split", value=t)
+                for t in found if t not in listed and from_file]
+    problems += [EvoError("listed task has no directory", file=where, field="split", value=t)
+                 for t in listed if t not in found]
+    problems += [EvoError("demo task is not a train task", file=where,
                           field="demo.tasks", value=t) for t in demo.tasks if t not in split.train]
-    problems += [EvoError("task is listed twice", file=root / "suite.toml", field="split", value=t)
+    problems += [EvoError("demo held-out task is not a held-out task", file=where,
+                          field="demo.heldout", value=t)
+                 for t in demo.heldout if t not in split.heldout]
+    problems += [EvoError("task is listed twice", file=where, field="split", value=t)
                  for t in sorted({t for t in listed if listed.count(t) > 1})]
     tasks: dict[str, Task] = {}
-    for name in found:
+    for name in [t for t in found if t in listed]:
         try:
             tasks[name] = load_task(root / name)
         except ValidationFailed as error:
@@ -287,4 +317,4 @@ def load_suite(path: str | Path) -> Suite:
     if problems:
         raise ValidationFailed(f"suite {root}", problems)
     return Suite(root=root, tasks=tasks, train=split.train, heldout=split.heldout,
-                 demo=demo.tasks)
+                 demo=demo.tasks, demo_heldout=demo.heldout)

@@ -1,12 +1,14 @@
 """The DuckDB schema of one run's trace store, versioned. Every later stage reads these tables;
 traces/ writes rollouts and events, the run ledger (evolve/ledger) the run's own records (runs,
-iterations, changes, verdicts, reverts), which it keeps as files too: those tables are its index."""
+iterations, changes, verdicts, reverts, exams), which it keeps as files too: those tables are its
+index."""
 from __future__ import annotations
 
 SCHEMA_VERSION = 3
 
 # Every table of the schema, in dependency order (export and the SQL tool's snapshot use it).
-TABLES = ("meta", "runs", "iterations", "rollouts", "events", "changes", "verdicts", "reverts")
+TABLES = ("meta", "runs", "iterations", "rollouts", "events", "changes", "verdicts", "reverts",
+          "exams")
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -94,5 +96,14 @@ CREATE TABLE IF NOT EXISTS reverts (
     reason VARCHAR NOT NULL,
     cascaded_from VARCHAR,
     manual BOOLEAN NOT NULL
+);
+-- One row per final exam (evolve/exam.py); its rollouts are in the exam's own store.
+CREATE TABLE IF NOT EXISTS exams (
+    exam_id VARCHAR PRIMARY KEY,
+    run_id VARCHAR NOT NULL,
+    iteration INTEGER NOT NULL,      -- the last evaluated iteration when it ran
+    finished_at DOUBLE NOT NULL,
+    verdict VARCHAR NOT NULL,        -- the final (else best) harness against the seed, in words
+    detail JSON NOT NULL             -- the whole record: arms, per-task counts, intervals
 );
 """

@@ -15,6 +15,7 @@ from workspace.edits import EditRefused, apply_edits, parse_edits
 from workspace.repo import HarnessRepo
 from workspace.spec import ComponentKind, ToolSpec
 
+LIBRARY_TRAILER = "Library-Entry"  # on a change that applies an improvement-library entry
 MANIFEST_RETRIES = 1  # an invalid manifest gets one retry; the next one ends the session
 PENDING_COMMIT = "0" * 40  # the entry is validated before its commit exists
 SHOWN_TASK_IDS = 60  # a refusal lists the known ids, up to this many
@@ -65,6 +66,8 @@ CHANGE_SPEC = ToolSpec(
             "predicted_fixes": {**_TASK_LIST, "description": "tasks this should make pass"},
             "predicted_regressions": {**_TASK_LIST, "description": "tasks this may break"},
             "expected_delta": {"type": "number", "description": "pass-rate points, e.g. 5"},
+            "library_entry": {"type": "string", "description": "the improvement-library entry "
+                              "this change applies, if any"},
         },
         "additionalProperties": False,
     },
@@ -78,8 +81,9 @@ class ChangeTool:
     once a second invalid manifest in a row ended the session."""
 
     def __init__(self, repo: HarnessRepo, *, run_id: str, iteration: int, known_tasks: list[str],
-                 max_changes: int) -> None:
+                 max_changes: int, offered: frozenset[str] = frozenset()) -> None:
         self.repo = repo
+        self.offered = offered  # ids of the library entries this session was shown
         self.run_id = run_id
         self.iteration = iteration
         self.known_tasks = known_tasks
@@ -99,8 +103,13 @@ class ChangeTool:
         except ValidationFailed as error:
             return self._invalid_manifest(error)
         self._invalid_in_a_row = 0
+        applies = arguments.get("library_entry")
+        if applies is not None and applies not in self.offered:
+            return refused("permanent", f"no library entry {applies!r} was offered; nothing was "
+                           "changed", f"offered: {', '.join(sorted(self.offered)) or 'none'}")
+        trailers = trailers_for(draft) | ({LIBRARY_TRAILER: applies} if applies else {})
         try:
-            return self._commit(draft, _edit_list(arguments))
+            return self._commit(draft, edit_list(arguments), trailers)
         except EditRefused as error:
             return refused("permanent", "edit refused; nothing was changed:\n" + _problems(error),
                            "fix the edit (read the file first) and call change again")
@@ -126,7 +135,8 @@ class ChangeTool:
         return refused("permanent", "invalid manifest; nothing was changed:\n" + problems,
                        f"fix these fields and call change again (last retry). Task ids: {known}")
 
-    def _commit(self, draft: ChangeManifestEntry, edits: list[Any]) -> ToolResult:
+    def _commit(self, draft: ChangeManifestEntry, edits: list[Any],
+                trailers: dict[str, str]) -> ToolResult:
         if not edits:
             raise EditRefused("the change", [EvoError("no edits given", field="edit",
                                                       hint="give `edit` or `edits`")])
@@ -134,7 +144,7 @@ class ChangeTool:
         if not self.repo.is_dirty():
             raise EditRefused("the change", [EvoError("the edits change nothing", field="edits")])
         sha = self.repo.commit_change(_message(draft), change_id=draft.id,
-                                      component=draft.component, trailers=trailers_for(draft))
+                                      component=draft.component, trailers=trailers)
         entry = ChangeManifestEntry.model_validate(
             {**draft.model_dump(), "commit": sha, "files": self.repo.changed_files(sha)})
         self.entries.append(entry)
@@ -143,7 +153,7 @@ class ChangeTool:
                                  f"({', '.join(entry.files)}); {left} change(s) left this iteration")
 
 
-def _edit_list(arguments: dict[str, Any]) -> list[Any]:
+def edit_list(arguments: dict[str, Any]) -> list[Any]:
     """`edit` and `edits` both accepted: a small model often sends one edit object."""
     single = [arguments["edit"]] if "edit" in arguments else []
     return single + list(arguments.get("edits") or [])

@@ -3,7 +3,7 @@ outcome the iteration loop turns into a manifest. Saving the manifest is the loo
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import get_args
 
@@ -22,7 +22,7 @@ from workspace.repo import HarnessRepo
 from workspace.spec import Budgets, ComponentKind, Settings
 
 from .change import CHANGE_SPEC, ChangeTool
-from .tools import SqlHandler, evidence_tool, workspace_tools
+from .tools import LibraryOffer, SqlHandler, evidence_tool, library_tool, workspace_tools
 
 # Reading evidence and writing edits needs more room than a code agent's step: longer replies, and
 # a session of many steps over one context.
@@ -63,22 +63,25 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
                      db_path: Path, run_id: str, iteration: int, train_tasks: list[str],
                      max_changes: int, max_steps: int, sink: EventSink, scoreboard_md: str,
                      store: TraceStore | None = None, settings: Settings | None = None,
-                     forbidden: Iterable[str] = (),
+                     forbidden: Iterable[str] = (), library: Sequence[LibraryOffer] = (),
                      clock: Callable[[], float] = time.monotonic) -> EvolveOutcome:
     """Let the evolve agent read the evidence and commit up to `max_changes` changes to `repo`.
 
     `store`, the loop's open TraceStore on `db_path`, is queried instead of opening the file again
     (DuckDB refuses a second handle on it); `settings` (default DEFAULT_SETTINGS) chooses the action format; its max_steps is replaced.
-    `forbidden` (the hidden tests' lines) is redacted from what the SQL tool shows."""
+    `forbidden` (the hidden tests' lines) is redacted from what the SQL tool shows; `library`
+    lists the improvement-library entries that match this iteration's failures."""
     if repo.is_dirty():
         raise EvoError("uncommitted changes in the workspace", file=repo.path,
                        hint="the evolve agent commits every change; clean the workspace first")
     changes = ChangeTool(repo, run_id=run_id, iteration=iteration, known_tasks=train_tasks,
-                         max_changes=max_changes)
+                         max_changes=max_changes,
+                         offered=frozenset(offer.entry_id for offer in library))
     sql = SqlHandler(store or db_path, forbidden)
-    registry = _toolbox(repo.path, evidence_dir, sql, changes)
+    registry = _toolbox(repo.path, evidence_dir, sql, changes, library)
     settings = (settings or DEFAULT_SETTINGS).model_copy(update={"max_steps": max_steps})
-    system = render_system_prompt(registry, settings, train_tasks, max_changes, scoreboard_md)
+    system = render_system_prompt(registry, settings, train_tasks, max_changes, scoreboard_md,
+                                  [offer.summary for offer in library])
     instruction = _TEMPLATES.get_template("task.md.j2").render(iteration=iteration,
                                                                max_changes=max_changes)
     try:
@@ -92,17 +95,19 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
                          steps=result.steps, exit_reason=exit_reason)
 
 
-def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler,
-             changes: ChangeTool) -> ToolRegistry:
+def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler, changes: ChangeTool,
+             library: Sequence[LibraryOffer]) -> ToolRegistry:
     registry = ToolRegistry()
+    reads = [library_tool(library)] if library else []
     for spec, handler in [*workspace_tools(workspace), evidence_tool(evidence_dir),
-                          (SqlHandler.spec, sql), (CHANGE_SPEC, changes), (DONE, done_tool)]:
+                          (SqlHandler.spec, sql), *reads, (CHANGE_SPEC, changes),
+                          (DONE, done_tool)]:
         registry.add(spec, handler)
     return registry
 
 
 def render_system_prompt(registry: ToolRegistry, settings: Settings, train_tasks: list[str],
-                         max_changes: int, scoreboard_md: str) -> str:
+                         max_changes: int, scoreboard_md: str, library: Sequence[str] = ()) -> str:
     """The evolve agent's system prompt; only train task ids ever reach it."""
     return _TEMPLATES.get_template("system.md.j2").render(
         tools=[spec for spec in registry.specs if spec.name != DONE.name],
@@ -113,6 +118,7 @@ def render_system_prompt(registry: ToolRegistry, settings: Settings, train_tasks
         example_task=train_tasks[0] if train_tasks else "task-id",
         max_changes=max_changes,
         scoreboard=scoreboard_md.strip() or "None yet: this is the first iteration with changes.",
+        library=list(library),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent.tools import Handler, ToolResult, refused
 from evoharness.errors import EvoError
@@ -91,6 +91,31 @@ def evidence_tool(evidence_dir: Path) -> tuple[ToolSpec, Handler]:
                  "rollouts/<rollout>.md files it links to. A folder path lists its files.",
                  path={"type": "string", "default": "overview.md",
                        "description": "a path relative to the evidence folder"})
+    return spec, guarded(read)
+
+
+class LibraryOffer(NamedTuple):
+    """An improvement-library entry shown to the session: its line in the prompt, and its text."""
+
+    entry_id: str
+    summary: str
+    text: str
+
+
+def library_tool(offers: Iterable[LibraryOffer]) -> tuple[ToolSpec, Handler]:
+    """`library`: one offered entry in full (read-only; applying it is a `change` like any other)."""
+    texts = {offer.entry_id: offer.text for offer in offers}
+
+    def read(arguments: dict[str, Any]) -> str:
+        entry = arguments["entry"]
+        if entry not in texts:
+            raise EvoError("no such library entry was offered", field="entry", value=entry,
+                           hint=f"offered: {', '.join(texts)}")
+        return texts[entry]
+
+    spec = _spec("library", "Read an improvement-library entry listed in the prompt: its cue, "
+                 "where it was kept or reverted, its edits and its diff.",
+                 entry={"type": "string", "description": "an entry id from the list"})
     return spec, guarded(read)
 
 

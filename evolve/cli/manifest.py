@@ -81,7 +81,7 @@ def show(
     selector: str = typer.Argument(None, metavar="[ITER|CHANGE]", help="An iteration or a change id."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Each change's prediction against the outcome, task by task.
+    """Each change's prediction against the outcome, task by task, then the run's final exam.
 
     Example: evoharness manifest show runs/demo 2
     """
@@ -95,6 +95,7 @@ def show(
         typer.echo(json.dumps([_as_json(r) for r in chosen], indent=2))
         return
     console = Console()
+    exams = ledger.exams() if selector is None else []
     for r in chosen:
         judged = (f"{r.verdict} -> {r.decision}: {r.reason}" if r.decision != "pending"
                   else "not judged yet")
@@ -103,6 +104,10 @@ def show(
         console.print(f"  fix: {r.entry.targeted_fix}", markup=False)
         console.print(_trial_line(r), markup=False)
         console.print(_change_table(r))
+    if exams:  # what the changes that stayed add up to, on tasks the loop never saw
+        from evolve.cli.exam import show_exam
+
+        show_exam(exams[-1], console)
 
 
 def log(

@@ -51,8 +51,18 @@ def init(
                                  "model) to each failing task's evidence."),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    heldout: str = typer.Option(None, "--heldout", help="Held-out tasks: a share (0.25, chosen "
+                                "by a stable hash of the ids) or comma-separated ids. Default: "
+                                "suite.toml's split, else a quarter by hash."),
+    exam_k: int = typer.Option(4, "--exam-k", help="Rollouts per held-out task per harness in "
+                               "the final exam."),
+    library: Path = typer.Option(None, "--library", help="An improvement library the evolve "
+                                 "agent reads and may apply entries from."),
 ) -> None:
     """Create a run: run.yaml, a harness workspace from the seed (git), and the trace store.
+
+    A folder of tasks without suite.toml gets a default split (about a quarter held out by a
+    stable hash of the task ids), stated here and kept in run.yaml.
 
     Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2 --executor ray
     """
@@ -60,24 +70,30 @@ def init(
 
     from evolve.config import validate_config
     from evolve.ledger import RunPaths
-    from evolve.run import init_run
+    from evolve.run import choose_split, init_run
     from tasks.task import load_suite
 
     task_ids = None
     if subset == "demo":
-        task_ids = load_suite(tasks).demo
+        task_ids = load_suite(tasks).demo_tasks
     elif subset:
         task_ids = [t.strip() for t in subset.split(",") if t.strip()]
+    split, how = choose_split(tasks, task_ids, heldout)
     # validated like run.yaml, so a bad option is an error naming the field and value
     config = validate_config(dict(
         run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
         unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
-        ray_address=ray_address, stop={"iterations": iterations},
+        ray_address=ray_address, stop={"iterations": iterations}, exam={"k": exam_k},
+        split=split and split.model_dump(), library=library and library.resolve(),
     ), RunPaths(root=run_dir).config)
     paths = init_run(run_dir, config)
-    Console().print(f"created run {config.run_id!r} in {paths.root} "
-                    f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})")
+    console = Console()
+    console.print(f"created run {config.run_id!r} in {paths.root} "
+                  f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})",
+                  markup=False)
+    if how:
+        console.print(f"{how}; kept in run.yaml (split:)", markup=False, highlight=False)
 
 
 def run(
@@ -95,7 +111,7 @@ def run(
 
     console = Console()
     started = time.monotonic()
-    evaluate_once(run_dir, console.print, _rollout_line(console),
+    evaluate_once(run_dir, console.print, rollout_line(console),
                   overrides=_executor_options(executor, ray_address))
     console.print(f"done in {time.monotonic() - started:.0f}s")
     _status_table(run_dir, console)
@@ -108,7 +124,8 @@ def evolve_cmd(
     executor: str = typer.Option(None, "--executor", help=EXECUTOR_HELP + " Default: run.yaml's."),
     ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
-    """Run the evolution loop until a stop rule holds; resumable after any crash.
+    """Run the evolution loop until a stop rule holds, then the final exam (run.yaml exam:);
+    resumable after any crash, the exam too.
 
     Example: evoharness evolve runs/night1 --iterations 2 --executor ray --ray-address auto
     """
@@ -119,8 +136,8 @@ def evolve_cmd(
     console = Console()
     started = time.monotonic()
     result = evolve(run_dir, iterations=iterations, resume=resume, say=console.print,
-                    on_rollout=_rollout_line(console),
-                    overrides=_executor_options(executor, ray_address))
+                    on_rollout=rollout_line(console),
+                    overrides=_executor_options(executor, ray_address), examine=True)
     console.print(f"[bold]finished[/] after iteration {result.last_iteration} "
                   f"({result.stop_reason}) in {time.monotonic() - started:.0f}s")
     _status_table(run_dir, console)
@@ -130,7 +147,8 @@ def status(
     run_dir: Path = typer.Argument(..., help="The run directory."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts.
+    """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts,
+    and the latest final exam.
 
     Works while `evoharness evolve` runs (and says so).
 
@@ -171,13 +189,15 @@ def _status_table(run_dir: Path, console: Console) -> None:
                       str(row["infra_errors"]), str(row["trial_rollouts"]), f"{row['tokens']:,}",
                       str(row["changes"]), str(row["kept"]), str(row["reverted"]))
     console.print(table)
+    if data["exam"] is not None:
+        console.print(data["exam"]["verdict"], markup=False, highlight=False)
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
 
 
-def _rollout_line(console: Console):
+def rollout_line(console: Console):
     def show(result) -> None:  # a tasks.results.RolloutResult
         style = {"pass": "green", "fail": "red"}.get(result.outcome.value, "yellow")
         console.print(f"  {result.rollout_id:<48} [{style}]{result.outcome.value:<11}[/] "

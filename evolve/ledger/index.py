@@ -1,5 +1,5 @@
 """The store's index of the ledger's records: the only SQL that writes the run's tables (runs,
-iterations, changes, verdicts, reverts). Every write is an idempotent upsert of a record that is
+iterations, changes, verdicts, reverts, exams). Every write is an idempotent upsert of a record that is
 already on disk, so indexing again (after a crash, or into a rebuilt store) changes nothing."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from manifests.revert import RevertRecord
 from manifests.schema import IterationManifest
 from traces.ingest import transaction
 
-from .records import PhaseRecord, RunRecord
+from .records import ExamRecord, PhaseRecord, RunRecord
 
 
 def index_run(con: duckdb.DuckDBPyConnection, run: RunRecord) -> None:
@@ -47,9 +47,15 @@ def index_revert(con: duckdb.DuckDBPyConnection, run_id: str, r: RevertRecord) -
                  r.cascaded_from, r.manual])
 
 
+def index_exam(con: duckdb.DuckDBPyConnection, exam: ExamRecord) -> None:
+    con.execute("INSERT OR REPLACE INTO exams VALUES (?, ?, ?, ?, ?, ?)",
+                [exam.exam_id, exam.run_id, exam.iteration, exam.finished_at,
+                 exam.verdict_line(), exam.model_dump_json()])
+
+
 def index_all(con: duckdb.DuckDBPyConnection, run: RunRecord, phases: Iterable[PhaseRecord],
               manifests: Iterable[IterationManifest], judgements: Iterable[Judgement],
-              reverts: Iterable[RevertRecord]) -> None:
+              reverts: Iterable[RevertRecord], exams: Iterable[ExamRecord] = ()) -> None:
     """Every record, in one transaction (the records are the truth; this is their index)."""
     with transaction(con):
         index_run(con, run)
@@ -61,3 +67,5 @@ def index_all(con: duckdb.DuckDBPyConnection, run: RunRecord, phases: Iterable[P
             index_judgement(con, judgement)
         for revert in reverts:
             index_revert(con, run.run_id, revert)
+        for exam in exams:
+            index_exam(con, exam)

@@ -31,7 +31,7 @@ from traces.store import StoreDamaged, TraceStore
 from . import index
 from .lock import RunLock
 from .paths import RunPaths
-from .records import PHASE_ORDER, Phase, PhaseRecord, PhaseResult, RunRecord
+from .records import PHASE_ORDER, ExamRecord, Phase, PhaseRecord, PhaseResult, RunRecord
 
 Say = Callable[[str], None]
 M = TypeVar("M", bound=BaseModel)
@@ -207,6 +207,22 @@ class RunLedger:
     def scoreboard(self) -> Scoreboard:
         return Scoreboard.of(self.changes())
 
+    # -- exams ------------------------------------------------------------------------------------
+    def record_exam(self, exam: ExamRecord) -> None:
+        """A finished exam: its record file, then its index row."""
+        self._save(self.paths.exam_record(exam.exam_id), exam)
+        with self._writing() as store:
+            index.index_exam(store.con, exam)
+
+    def exam(self, exam_id: str) -> ExamRecord | None:
+        path = self.paths.exam_record(exam_id)
+        return _load(path, ExamRecord) if path.exists() else None
+
+    def exams(self) -> list[ExamRecord]:
+        """Every finished exam, oldest first."""
+        found = [_load(p, ExamRecord) for p in self.paths.exam_records.glob("*.json")]
+        return sorted(found, key=lambda e: e.finished_at)
+
     # -- integrity --------------------------------------------------------------------------------
     def rebuild(self, reason: str = "replaced") -> Path | None:
         """A new store from the run's files (rollout files, then every record), put in place of
@@ -241,7 +257,7 @@ class RunLedger:
         committed = {r.iteration for r in self.phase_records() if r.phase == Phase.COMMIT}
         index.index_all(store.con, self.run, self.phase_records(),
                         [m for m in self.manifests() if m.iteration in committed],
-                        self.judgements().values(), self.reverts().values())
+                        self.judgements().values(), self.reverts().values(), self.exams())
 
     def _require_writer(self) -> None:
         if not self.writer:

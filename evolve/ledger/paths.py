@@ -79,6 +79,23 @@ class RunPaths(BaseModel):
     def revert(self, change_id: str) -> Path:
         return self.reverts / f"{change_id}.json"
 
+    @property
+    def exam_records(self) -> Path:
+        return self.ledger / "exams"
+
+    def exam_record(self, exam_id: str) -> Path:
+        return self.exam_records / f"{exam_id}.json"
+
+    def exam_dir(self, exam_id: str) -> Path:
+        """One exam's evaluation directory (evolve/evaluation.py): its plan, rollouts and own
+        trace store, apart from the run's so that no held-out result reaches the loop."""
+        return self.root / "exams" / exam_id
+
+    @property
+    def evals(self) -> Path:
+        """Transfer evaluations (`evoharness eval`) kept with the run, which the report shows."""
+        return self.root / "evals"
+
     def iteration_dir(self, iteration: int) -> Path:
         return self.root / "iterations" / f"it{iteration:03d}"
 

@@ -37,7 +37,8 @@ _ENV.filters["diff_class"] = _diff_class
 def render_report(data: ReportData) -> str:
     """The whole page as text; viewing it needs no network."""
     return _ENV.get_template("report.html.j2").render(
-        summary=data.summary(), plots=all_plots(data), changes=data.changes,
+        summary=data.summary(), plots=all_plots(data), changes=data.changes, exam=data.exam,
+        transfers=data.transfers,
         plotly_js=Markup(get_plotlyjs()),  # plotly's own bundle, inlined as plotly does it
     )
 

@@ -10,7 +10,11 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel
 
+from evolve.evaluation import EvalDir
+from evolve.ledger import RunLedger
+from evolve.ledger.records import ExamRecord
 from evolve.run import read_run
+from evolve.transfer import TransferRow, compare_eval
 from manifests.record import PENDING, ChangeRecord
 from manifests.schema import ChangeManifestEntry
 from manifests.scores import Scores
@@ -46,6 +50,13 @@ class HeatRow(BaseModel):
     rates: list[float | None]  # per iteration of ReportData.iterations, None = not evaluated
 
 
+class TransferTable(BaseModel):
+    """One evaluation directory under RUN/evals/ and its comparisons (evolve/transfer.py)."""
+
+    name: str
+    rows: list[TransferRow]
+
+
 class ReportData(BaseModel):
     run_id: str
     model: str
@@ -54,6 +65,8 @@ class ReportData(BaseModel):
     heat: list[HeatRow]
     changes: list[ChangeRow]
     scores: dict[int, Scores]  # by the iteration that made and judged the changes
+    exam: ExamRecord | None = None  # the latest final exam
+    transfers: list[TransferTable] = []
 
     @property
     def iterations(self) -> list[int]:
@@ -98,9 +111,22 @@ def collect(run_dir: str | Path) -> ReportData:
         totals = iteration_totals(store.con, config.run_id)
         heat = _heat_rows(store.con, config.run_id, [t.iteration for t in totals])
     records = ledger.changes()
+    exams = ledger.exams()
     return ReportData(run_id=config.run_id, model=config.model, k=config.k, totals=totals,
                       heat=heat, changes=[_change_row(r, repo) for r in records],
-                      scores=ledger.scoreboard().iterations)
+                      scores=ledger.scoreboard().iterations, exam=exams[-1] if exams else None,
+                      transfers=_transfers(ledger))
+
+
+def _transfers(ledger: RunLedger) -> list[TransferTable]:
+    """Each finished evaluation kept under RUN/evals/, compared against its first harness."""
+    tables = []
+    for plan in sorted(ledger.paths.evals.glob("*/plan.json")):
+        folder = EvalDir(plan.parent)
+        if folder.db.exists():
+            tables.append(TransferTable(name=plan.parent.name,
+                                        rows=compare_eval(folder, folder.plan())))
+    return tables
 
 
 def find_change(data: ReportData, repo: HarnessRepo, commit: str) -> ChangeRow | None:
