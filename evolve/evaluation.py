@@ -14,18 +14,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.exits import ExitReason
 from evoharness.errors import EvoError
 from evoharness.files import write_model
 from manifests.history import TaskCounts
-from tasks.executor import Executor, HarnessTree, RolloutSpec, execute, rollout_specs
-from tasks.results import RolloutResult
+from tasks.executor import Executor, HarnessTree, RolloutSpec, rollout_specs
 from tasks.runner import plan_rollouts
 from tasks.task import TaskSplit, load_suite
 from traces.queries import pass_counts
 from traces.store import TraceStore
 
-from .rollouts import ModelServerDown, Progress, set_aside
+from .rollouts import ModelServerDown, Progress, execute_served
 
 
 class Arm(BaseModel):
@@ -117,16 +115,7 @@ def run_plan(folder: EvalDir, plan: EvalPlan, executor: Executor,
     next call runs exactly those again."""
     done = _stored_ids(folder, plan) | {p.stem for p in folder.rollouts.glob("*.json")}
     specs = [s for number, arm in enumerate(plan.arms) for s in _arm_specs(plan, number, arm, done)]
-    unserved: list[str] = []
-
-    def seen(result: RolloutResult) -> None:
-        if result.exit_reason == ExitReason.MODEL_UNAVAILABLE:
-            unserved.append(result.rollout_id)
-        if progress is not None:
-            progress(result)
-
-    written = execute(executor, specs, folder.rollouts, progress=seen) if specs else []
-    aside = set_aside(folder.rollouts, folder.unserved, unserved)
+    written, aside = execute_served(executor, specs, folder.rollouts, folder.unserved, progress)
     with TraceStore(folder.db) as store:
         store.ingest_dir(folder.rollouts)
     if aside:

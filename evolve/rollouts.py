@@ -26,25 +26,33 @@ def run_batch(run: Run, specs: Sequence[RolloutSpec], out_dir: Path,
               progress: Progress | None = None) -> list[Path]:
     """Run `specs` into `out_dir` (one file each, in spec order); raise ModelServerDown, after
     moving their files aside, when the model server did not answer some of them."""
-    unserved_ids: list[str] = []
-
-    def seen(result: RolloutResult) -> None:
-        if result.exit_reason == ExitReason.MODEL_UNAVAILABLE:
-            unserved_ids.append(result.rollout_id)
-        if progress is not None:
-            progress(result)
-
-    paths = execute(run_executor(run), specs, out_dir, progress=seen)
     aside = run.paths.unserved(out_dir)
-    if set_aside(out_dir, aside, unserved_ids):
+    paths, unserved = execute_served(run_executor(run), specs, out_dir, aside, progress)
+    if unserved:
         raise ModelServerDown(
-            f"the model server did not answer in {len(unserved_ids)} of {len(paths)} rollouts "
+            f"the model server did not answer in {len(unserved)} of {len(paths)} rollouts "
             f"(kept in {aside})",
             field="model", value=run.config.model,
             hint=f"start the server, then `evoharness evolve {run.paths.root} --resume`; "
                  "stored rollouts are not run again",
         )
     return paths
+
+
+def execute_served(executor: Executor, specs: Sequence[RolloutSpec], out_dir: Path, aside: Path,
+                   progress: Progress | None = None) -> tuple[list[Path], list[Path]]:
+    """Run `specs` into `out_dir`; the files of rollouts the model server did not answer move to
+    `aside` (never ingested, so the next attempt runs them again). Returns (written, set aside)."""
+    unserved: list[str] = []
+
+    def seen(result: RolloutResult) -> None:
+        if result.exit_reason == ExitReason.MODEL_UNAVAILABLE:
+            unserved.append(result.rollout_id)
+        if progress is not None:
+            progress(result)
+
+    written = execute(executor, specs, out_dir, progress=seen) if specs else []
+    return written, set_aside(out_dir, aside, unserved)
 
 
 def run_executor(run: Run) -> Executor:
