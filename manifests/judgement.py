@@ -83,6 +83,14 @@ class Judgement(BaseModel):
     def reason(self) -> str:
         return self.verdict.reason
 
+    def summary(self) -> str:
+        """How the trial ran, in one line: which trees, the p-value, the rollouts spent."""
+        how = ("alone on the base" if self.setup.applied == "alone"
+               else "against its parent (it does not apply to the base alone)")
+        v = self.verdict
+        return (f"{how} {self.setup.base_commit[:10]}; p = {v.p_value:.4f}; "
+                f"{v.rollouts.used} rollouts ({v.rollouts.recorded} recorded)")
+
     @property
     def confirmed_fixes(self) -> list[str]:
         """Predicted fixes whose own pairs reached the trial's boundary."""

@@ -61,12 +61,7 @@ def _change_table(record: ChangeRecord) -> Table:
 def _trial_line(record: ChangeRecord) -> str:
     """How the change was tried: which trees, the p-value, the rollouts spent."""
     j = record.judgement
-    if j is None:
-        return "  trial: not run yet"
-    how = ("alone on the base" if j.setup.applied == "alone"
-           else "against its parent (it does not apply to the base alone)")
-    return (f"  trial: {how} {j.setup.base_commit[:10]}; p = {j.verdict.p_value:.4f}; "
-            f"{j.verdict.rollouts.used} rollouts ({j.verdict.rollouts.recorded} recorded)")
+    return f"  trial: {j.summary()}" if j else "  trial: not run yet"
 
 
 def _as_json(record: ChangeRecord) -> dict[str, Any]:

@@ -39,6 +39,7 @@ class ChangeRow(BaseModel):
     verdict: str
     decision: str
     reason: str
+    trial: str | None  # how its trial ran (Judgement.summary), None before it ran
     revert_commit: str | None
     placebo: bool
     diff: str
@@ -174,6 +175,6 @@ def _change_row(record: ChangeRecord, repo: HarnessRepo) -> ChangeRow:
         confirmed=judgement.confirmed_fixes if judgement else [],
         regressions=judgement.regressions if judgement else [],
         verdict=record.verdict, decision=record.decision, reason=record.reason,
-        revert_commit=record.revert.revert_commit if record.revert else None,
+        trial=judgement.summary() if judgement else None, revert_commit=record.revert.revert_commit if record.revert else None,
         placebo=record.placebo, diff=commit_diff(repo, sha),
     )
