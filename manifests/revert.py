@@ -1,6 +1,7 @@
 """Applying revert decisions to the harness repo: one `git revert` per rejected change, newest
-first, cascading deterministically through later changes that touched the same files; all or
-nothing. Which changes to revert is each change's trial's call (judgement.py); git mechanics are
+first; a change that cannot be undone on its own (a later change rewrote its lines: see
+HarnessRepo.revert) cascades deterministically through later changes that touched the same files;
+all or nothing. Which changes to revert is each change's trial's call (judgement.py); git mechanics are
 workspace/repo.py's; storing the records is the run ledger's."""
 from __future__ import annotations
 

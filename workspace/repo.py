@@ -97,11 +97,12 @@ class HarnessRepo:
         except git.GitCommandError as error:
             conflicted = self._git.diff("--name-only", "--diff-filter=U").split()
             self._abort_revert()
-            raise RevertConflict(
-                f"reverting {original.sha[:12]} ({original.summary!r}) conflicts with later commits",
-                file=", ".join(conflicted) or None, field="revert", value=original.sha,
-                hint="revert the later commits touching these files first",
-            ) from error
+            if not self._remove_insertions(original.sha):
+                raise RevertConflict(
+                    f"reverting {original.sha[:12]} ({original.summary!r}) conflicts with later "
+                    "commits", file=", ".join(conflicted) or None, field="revert",
+                    value=original.sha, hint="revert the later commits touching these files first",
+                ) from error
         message = f'Revert "{original.summary}"\n\n{reason}\n\nThis reverts commit {original.sha}.'
         trailers = {"Reverts-Commit": original.sha}
         if "Change-Id" in original.trailers:
@@ -109,6 +110,33 @@ class HarnessRepo:
         if "Component" in original.trailers:
             trailers["Component"] = original.trailers["Component"]
         return self._commit(message, trailers, stage=False)
+
+    def _remove_insertions(self, sha: str) -> bool:
+        """Undo a commit that only inserted lines into files it did not create (an appended rule,
+        say) by deleting those lines where they stand now, staged: what `git revert` does, for
+        the case its 3-way merge refuses because a later commit inserted lines right next to
+        them (the next appended rule). Each inserted block must still be there, unchanged and
+        once; else nothing is touched and the answer is False."""
+        parent = self.parent(sha)
+        edited: dict[str, list[str]] = {}
+        for name in self.changed_files(sha):
+            blocks = _inserted_blocks(self._git.diff("--unified=0", "--no-color", "--no-ext-diff",
+                                                     parent, sha, "--", name))
+            text = _read_text(self.path / name)
+            if blocks is None or text is None:
+                return False
+            lines = _lines(text)
+            for block in blocks:
+                found = [i for i in range(len(lines) - len(block) + 1)
+                         if lines[i:i + len(block)] == block]
+                if len(found) != 1:
+                    return False
+                del lines[found[0]:found[0] + len(block)]
+            edited[name] = lines
+        for name, lines in edited.items():
+            (self.path / name).write_bytes("".join(lines).encode())
+        self._git.add("--", *edited)
+        return bool(edited)
 
     def _abort_revert(self) -> None:
         try:
@@ -245,3 +273,40 @@ def _parse_commit(record: str) -> CommitInfo:
 def _one_line(value: str) -> str:
     # A newline would end the trailer and corrupt the block git parses back.
     return " ".join(value.split())
+
+
+def _inserted_blocks(diff: str) -> list[list[str]] | None:
+    """The line blocks a zero-context diff of one text file inserts, each line with its end;
+    None when it does anything else (replaces or removes a line, creates or deletes the file,
+    changes its mode, is binary, or touches a last line without a newline)."""
+    blocks: list[list[str]] = []
+    for line in _lines(diff + "\n"):
+        if line.startswith("@@"):
+            if not line.split()[1].endswith(",0"):  # -start,count: 0 = nothing replaced
+                return None
+            blocks.append([])
+        elif not blocks:  # the header
+            if line.startswith(("new file", "deleted file", "old mode", "Binary")):
+                return None
+        elif line.startswith("+"):
+            blocks[-1].append(line[1:])
+        else:  # "\ No newline at end of file"
+            return None
+    return blocks or None
+
+
+def _read_text(path: Path) -> str | None:
+    """A file's text as stored (line ends untouched); None for anything but a regular UTF-8
+    file (a link is never followed: the revert writes the file back)."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        return path.read_bytes().decode()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at newlines only, each keeping its end."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])

@@ -1,5 +1,6 @@
 """HarnessRepo against real temporary git repositories: create, commit with trailers, revert,
-conflicting revert, tag, diff, read a file at a commit."""
+conflicting revert (and the inserted lines git's merge refuses to revert), tag, diff, read a file
+at a commit."""
 from __future__ import annotations
 
 import subprocess
@@ -93,6 +94,38 @@ def test_conflicting_revert_raises_and_leaves_tree_clean(repo: HarnessRepo) -> N
     assert (repo.path / MEMORY).read_text() == "second\n"
     git_dir = repo.path / ".git"
     assert not (git_dir / "REVERT_HEAD").exists() and not (git_dir / "sequencer").exists()
+
+
+def test_a_rule_appended_before_another_reverts_and_leaves_the_later_rule(
+        repo: HarnessRepo) -> None:
+    """Two rules appended one after the other: git's merge refuses to revert the first (the
+    second was inserted right next to it), but the first only inserted a line, still there
+    unchanged: that line goes, the later rule stays, and the revert carries its trailers."""
+    prompt = "system_prompt.md.j2"
+    before = (repo.path / prompt).read_text()
+    write(repo, prompt, before + "- rule one\n")
+    first = repo.commit_change("First", change_id="c1", component="system_prompt")
+    write(repo, prompt, before + "- rule one\n- rule two\n")
+    repo.commit_change("Second", change_id="c2", component="system_prompt")
+
+    revert = repo.revert(first, reason="not shown")
+
+    assert (repo.path / prompt).read_text() == before + "- rule two\n"
+    assert repo.commit_info(revert).trailers["Reverts-Commit"] == first
+    assert repo.commit_info(revert).trailers["Reverts-Change-Id"] == "c1"
+    assert not repo.is_dirty()
+
+
+def test_a_rule_a_later_change_rewrote_still_conflicts(repo: HarnessRepo) -> None:
+    prompt = "system_prompt.md.j2"
+    before = (repo.path / prompt).read_text()
+    write(repo, prompt, before + "- rule one\n")
+    first = repo.commit_change("First", change_id="c1", component="system_prompt")
+    write(repo, prompt, before + "- rule one, amended\n- rule two\n")
+    second = repo.commit_change("Second", change_id="c2", component="system_prompt")
+    with pytest.raises(RevertConflict):
+        repo.revert(first, reason="not shown")
+    assert repo.head() == second and not repo.is_dirty()
 
 
 def test_revert_refuses_dirty_tree(repo: HarnessRepo) -> None:
