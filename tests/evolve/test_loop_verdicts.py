@@ -2,8 +2,9 @@
 judged by the real loop (sandbox, verifier, store, git, one trial per change), on the small world
 of benchmarks/loop_verdicts.py. TEST DOUBLES: both agents are the scripted model; the code agent
 passes write-amber, write-birch, write-cedar and write-delta with probabilities 0, 0.5, 1 and 1
-(a seeded coin per rollout). The evolve agent makes, in one session, a helpful change (+0.5 on
-amber, predicted), a placebo copying its prediction, and a placebo predicting both failing tasks.
+(a seeded coin per rollout). The evolve agent makes, in one session, a placebo predicting amber,
+a helpful change (+0.5 on amber, predicted) appended after it, and a placebo predicting both
+failing tasks: the helpful change is judged on its parent, and must survive its sibling's revert.
 
 The seed is chosen so that the flaky task (birch, p = 0.5) passed all 4 rollouts of the calibrated
 baseline: under the old rule it then counted as "regressed" in every later evaluation and blocked
@@ -24,17 +25,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.loop_verdicts import World, configure, init_args
+from benchmarks.loop_verdicts import World, configure, init_args, rule_text
 from evolve.cli import app
 from evolve.report.build import render_report
 from evolve.report.data import collect
-from evolve.run import read_run
+from evolve.run import open_run, read_run
 from manifests.scores import Scoreboard
 from traces.queries import pass_counts
 
 pytestmark = pytest.mark.slow
 
-WORLD = World(passes=(0.0, 0.5, 1.0, 1.0), kinds=("helpful", "copy", "all_failing"))
+WORLD = World(passes=(0.0, 0.5, 1.0, 1.0), kinds=("copy", "helpful", "all_failing"))
 SEED = 4  # birch passes its 4 baseline rollouts (asserted below)
 RUN_ID = "verdicts"
 
@@ -62,6 +63,13 @@ def test_changes_of_known_kinds_are_kept_and_reverted_as_their_kind_says(tmp_pat
         "all_failing": ("not_shown", "revert")}
     helpful = records["helpful"].judgement
     design = helpful.setup.design
+    # Judged on its parent (its rule follows the placebo's), kept, and still in the harness:
+    # the placebo's revert removed its rule only, with no cascade.
+    assert helpful.setup.applied == "on_parent"
+    assert all(r.revert.cascaded_from is None for r in records.values() if r.revert)
+    with open_run(run_dir) as run:
+        prompt = run.repo.read_file("system_prompt.md.j2")
+    assert rule_text("helpful", 0) in prompt and rule_text("copy", 0) not in prompt
     assert helpful.verdict.p_value <= design.alpha
     # Its lucky 4/4 makes the flaky task a screen candidate (stable passing is plausible), but
     # the screen's floor (or fresh base rollouts) allows for its true rate: it does not block.
