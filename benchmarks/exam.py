@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evolve.compare import compare  # noqa: E402
-from manifests.noise import TaskCounts  # noqa: E402
+from manifests.history import TaskCounts  # noqa: E402
 
 
 def simulate(tasks: int, k: int, gain: float, trials: int, rng: random.Random,

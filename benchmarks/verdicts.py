@@ -42,8 +42,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from manifests.design import TrialDesign
-from manifests.history import TreeHistory
-from manifests.noise import TaskCounts
+from manifests.history import TaskCounts, TreeHistory
 from manifests.probe import ProbeOutcomes
 from manifests.schema import ChangeManifestEntry, Prediction
 from manifests.trial import Trial

@@ -78,7 +78,7 @@ def distill(
 ) -> EvidenceIndex:
     """Write out_dir/evidence/ for one iteration and return its index. `previous_iteration`
     defaults to iteration - 1; `forbidden` are test-file lines that must never appear (redacted,
-    then checked); held-out rollouts are never read; `scoreboard` is the attribution scoreboard
+    then checked); held-out rollouts are never read; `scoreboard` is the trials' scoreboard
     as markdown (held-out task ids in it are redacted like everywhere else)."""
     previous = iteration - 1 if previous_iteration is None else previous_iteration
     scope = q.Scope(run_id=run_id, iteration=iteration, previous=previous,

@@ -1,4 +1,4 @@
-"""The overview layer: suite-level numbers, the task table, failure classes and the attribution
+"""The overview layer: suite-level numbers, the task table, failure classes and the trials'
 scoreboard, kept under MAX_CHARS by cutting the least informative rows and saying what was cut.
 
 The numbers come from debugger/queries.py; the task files are written by debugger/distill.py; the
@@ -84,7 +84,7 @@ def build_overview(
     classes: dict[str, list[dict[str, Any]]], scoreboard: str | None,
 ) -> str:
     """Render the overview; `head` holds run_id, iteration, previous, total and analyst;
-    `scoreboard` is the attribution scoreboard's markdown (bounded by its renderer)."""
+    `scoreboard` is the trials' scoreboard as markdown (bounded by its renderer)."""
     exits, exits_cut = top(classes["exits"], "exit reasons")
     errors, errors_cut = top(classes["errors"], "error classes")
     verifier, verifier_cut = top(classes["verifier"], "verifier lines")

@@ -1,7 +1,8 @@
 """The SQL behind the evidence: per-task stats, failure classes, verifier lines, condensed events.
 
-Every query starts from the visible rollouts (this run, train split, not a hidden task), so held-out
-rows never reach Python. Rendering is left to the other debugger modules.
+Every query starts from the visible rollouts (this run, train split, not a hidden task, and an
+evaluation, not a change's trial, which ran other trees), so held-out rows never reach Python.
+Rendering is left to the other debugger modules.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ VISIBLE = """
 WITH v AS (
     SELECT * FROM rollouts
     WHERE run_id = $run AND split <> 'heldout' AND NOT list_contains($hidden::VARCHAR[], task_id)
+      AND trial_change = ''
 )"""
 
 

@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from manifests.noise import TaskCounts
+from manifests.history import TaskCounts
 
 METHOD = ("paired by task; mean of per-task pass-rate differences; Student t interval over tasks "
           "(n-1 df), standard error at least the rollouts' binomial noise (Agresti-Caffo)")

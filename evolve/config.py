@@ -52,8 +52,8 @@ class RunConfig(BaseModel):
     k: int = Field(2, ge=1, description="rollouts per task per evaluation")
     workers: int = Field(2, ge=1)
     rollout_timeout: float = Field(300.0, gt=0)
-    calibration: bool = Field(True, description="evaluate the baseline twice to measure noise")
-    extra_rollouts: int = Field(2, ge=0, description="targeted re-runs of borderline tasks")
+    calibration: bool = Field(True, description=(
+        "evaluate the baseline twice: a longer history for the first trials to screen with"))
     max_changes: int = Field(3, ge=1, description="changes the evolve agent may make per iteration")
     evolve_max_steps: int = Field(24, ge=1)
     analyst: bool = Field(False, description="an LLM pass (the evolve model) adds a root "

@@ -10,24 +10,20 @@ rollout's id is unique in the store and a resumed evaluation never runs a stored
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.exits import ExitReason
 from evoharness.errors import EvoError
 from evoharness.files import write_model
-from manifests.noise import TaskCounts, counts_from_db
-from tasks.executor import Executor, HarnessTree, RolloutSpec, execute, rollout_specs
-from tasks.results import RolloutResult
+from manifests.history import TaskCounts
+from tasks.executor import Executor, HarnessTree, RolloutSpec, rollout_specs
 from tasks.runner import plan_rollouts
 from tasks.task import TaskSplit, load_suite
+from traces.queries import pass_counts
 from traces.store import TraceStore
 
-from .phases import ModelServerDown, set_aside
-
-Progress = Callable[[RolloutResult], None]
+from .rollouts import ModelServerDown, Progress, execute_served
 
 
 class Arm(BaseModel):
@@ -119,16 +115,7 @@ def run_plan(folder: EvalDir, plan: EvalPlan, executor: Executor,
     next call runs exactly those again."""
     done = _stored_ids(folder, plan) | {p.stem for p in folder.rollouts.glob("*.json")}
     specs = [s for number, arm in enumerate(plan.arms) for s in _arm_specs(plan, number, arm, done)]
-    unserved: list[str] = []
-
-    def seen(result: RolloutResult) -> None:
-        if result.exit_reason == ExitReason.MODEL_UNAVAILABLE:
-            unserved.append(result.rollout_id)
-        if progress is not None:
-            progress(result)
-
-    written = execute(executor, specs, folder.rollouts, progress=seen) if specs else []
-    aside = set_aside(folder.rollouts, folder.unserved, unserved)
+    written, aside = execute_served(executor, specs, folder.rollouts, folder.unserved, progress)
     with TraceStore(folder.db) as store:
         store.ingest_dir(folder.rollouts)
     if aside:
@@ -143,7 +130,8 @@ def run_plan(folder: EvalDir, plan: EvalPlan, executor: Executor,
 def arm_counts(folder: EvalDir, plan: EvalPlan) -> dict[str, dict[str, TaskCounts]]:
     """Per arm, per task: passes out of scored rollouts (infra errors never count)."""
     with TraceStore(folder.db, read_only=True) as store:
-        return {arm.name: counts_from_db(store.con, plan.eval_id, number, split=None)
+        return {arm.name: {task: TaskCounts(passes=c.passes, total=c.n)
+                           for task, c in pass_counts(store.con, plan.eval_id, number).items()}
                 for number, arm in enumerate(plan.arms)}
 
 

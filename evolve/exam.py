@@ -11,14 +11,14 @@ import time
 from collections.abc import Callable
 
 from evoharness.errors import EvoError
-from manifests.noise import TaskCounts
+from manifests.history import TaskCounts
 from traces.queries import iteration_totals
 
 from .compare import bonferroni, compare
 from .evaluation import Arm, EvalDir, Progress, arm_counts, new_plan, run_plan
 from .ledger import Phase
 from .ledger.records import ExamArm, ExamRecord
-from .phases import run_executor
+from .rollouts import run_executor
 from .run import Run
 
 Say = Callable[[str], None]

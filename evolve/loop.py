@@ -1,6 +1,8 @@
 """The iteration loop: runs each iteration's phases in order, records each as done in the run
 ledger so a killed run resumes after the last finished phase, and enforces the stop rules in code.
-What each phase does is phases.py's; the phase list is the ledger's Phase."""
+What each phase does is phases.py's; the phase list is the ledger's Phase. An iteration evaluates
+the head, evolves it, judges each change in its own trial and reverts the rejected ones, so the
+next iteration's evaluation is of the harness that survived (nothing is evaluated twice)."""
 from __future__ import annotations
 
 import time
@@ -23,11 +25,15 @@ from .run import Run, open_run
 
 _STEPS: dict[Phase, Callable[[Run, int], PhaseResult]] = {
     Phase.INGEST: phases.ingest,
-    Phase.ATTRIBUTE: phases.attribute_changes,
-    Phase.REVERT: phases.revert_rejected,
     Phase.DISTILL: phases.distill_evidence,
     Phase.EVOLVE: phases.evolve_harness,
     Phase.COMMIT: phases.commit_manifest,
+    Phase.REVERT: phases.revert_rejected,
+}
+# The phases that run rollouts, and show each as it finishes.
+_ROLLING: dict[Phase, Callable[[Run, int, Callable[[RolloutResult], None] | None], PhaseResult]] = {
+    Phase.EVAL: phases.evaluate,
+    Phase.TRIAL: phases.trial_changes,
 }
 
 Say = Callable[[str], None]
@@ -49,8 +55,8 @@ def run_phases(run: Run, iteration: int, names: tuple[Phase, ...], say: Say,
         prepare_workspace(run, iteration, name, say)
         say(f"iteration {iteration}: {name}")
         started = time.monotonic()
-        if name == Phase.EVAL:
-            result = phases.evaluate(run, iteration, on_rollout)
+        if name in _ROLLING:
+            result = _ROLLING[name](run, iteration, on_rollout)
         else:
             result = _STEPS[name](run, iteration)
         run.ledger.record_phase(iteration, name, result, harness_commit=run.repo.head(),
@@ -60,8 +66,8 @@ def run_phases(run: Run, iteration: int, names: tuple[Phase, ...], say: Say,
 def evaluate_once(run_dir: str | Path, say: Say,
                   on_rollout: Callable[[RolloutResult], None] | None = None,
                   overrides: dict | None = None) -> int:
-    """`evoharness run`: evaluate the current harness (EVAL, INGEST, DISTILL, with ATTRIBUTE and
-    REVERT when earlier changes await judgement). Returns the iteration evaluated."""
+    """`evoharness run`: evaluate the current harness (EVAL, INGEST, DISTILL). Returns the
+    iteration evaluated."""
     with open_run(run_dir, command="run", say=say) as run:
         _override(run, overrides)
         iteration, done = run.ledger.position()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-from pathlib import Path
 
 from workspace.repo import HarnessRepo
 from workspace.validate import load_harness, render_system_prompt

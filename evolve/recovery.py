@@ -15,11 +15,12 @@ Say = Callable[[str], None]
 
 
 def prepare_workspace(run: Run, iteration: int, phase: Phase, say: Say) -> None:
-    """Before EVAL and REVERT (a revert killed before its commit leaves a dirty tree) keep any
-    stray edits aside; before EVOLVE also drop the commits of an evolve agent that was killed
-    before it registered its manifest, going back to the harness the REVERT phase left (or
-    forward to the registered manifest's last commit)."""
-    if phase in (Phase.EVAL, Phase.REVERT):
+    """Before EVAL, TRIAL and REVERT (a revert killed before its commit leaves a dirty tree)
+    keep any stray edits aside; before EVOLVE also drop the commits of an evolve agent that was
+    killed before it registered its manifest, going back to the harness the iteration evaluated
+    (or forward to the registered manifest's last commit). TRIAL never touches the working tree
+    (its trees are commits of their own), so the workspace is the evolved head throughout."""
+    if phase in (Phase.EVAL, Phase.TRIAL, Phase.REVERT):
         target = run.repo.head()
     elif phase == Phase.EVOLVE:
         registered = run.ledger.manifest(iteration, run.train_ids)

@@ -29,6 +29,7 @@ def status(run_dir: str | Path) -> dict[str, Any]:
             "iteration": it, "pass_rate_train": t and t.pass_rate_train,
             "pass_rate_heldout": t and t.pass_rate_heldout, "rollouts": t.rollouts if t else 0,
             "infra_errors": t.infra_errors if t else 0,
+            "trial_rollouts": t.trial_rollouts if t else 0,
             "tokens": (t.tokens_in + t.tokens_out) if t else 0, "changes": made[it],
             "kept": decided[it, "keep"], "reverted": decided[it, "revert"]})
     next_phase = next((p for p in PHASE_ORDER if p not in done), PHASE_ORDER[0])

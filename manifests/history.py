@@ -12,10 +12,31 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .noise import TaskCounts
 from .sequential import binom_cdf
+
+
+class TaskCounts(BaseModel):
+    """Passes out of judged rollouts of one task (infra errors are not judged)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    passes: int = Field(ge=0)
+    total: int = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _passes_within_total(self) -> TaskCounts:
+        if self.passes > self.total:
+            raise ValueError(f"passes {self.passes} exceed total {self.total}")
+        return self
+
+    def __str__(self) -> str:
+        return f"{self.passes}/{self.total}"
+
+    def plus(self, extra: TaskCounts) -> TaskCounts:
+        """These counts pooled with more rollouts of the same harness."""
+        return TaskCounts(passes=self.passes + extra.passes, total=self.total + extra.total)
 
 
 class TreeHistory(BaseModel):

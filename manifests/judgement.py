@@ -1,97 +1,102 @@
-"""The stored judgement of one change: its verdict with everything the verdict used (the method,
-every task's counts and class, the statistics, the rollouts spent), so scores, reports and the
-evolve agent read it back instead of recomputing. Reaching a verdict is attribution.py's job;
-storing judgements is the run ledger's (evolve/ledger)."""
+"""The stored judgement of one change: the two trees its trial compared and the base's history,
+fixed before its first rollout (`TrialSetup`), with the trial's verdict. Status, `manifest show`,
+the report, the scoreboard and REVERT read it and never recompute it. Reaching the verdict is
+trial.py's; choosing the trees and running the rollouts is the loop's; storing is the run
+ledger's (evolve/ledger).
+
+Why the setup is stored apart from the verdict: a trial runs for several rounds and a killed run
+resumes it. The trees, the history and the design must be the ones the first round used (a later
+evaluation would change the history, a hand edit of run.yaml the design), so they are written
+once, before any rollout, and a resumed trial reads them back."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .attribution import Decision, TaskClass, VerdictKind, attribute, classify_tasks
-from .noise import NoiseModel, TaskCounts
-from .schema import ChangeManifestEntry
+from .design import TrialDesign
+from .history import TreeHistory
+from .verdict import Decision, TrialOutcome, TrialVerdict
 
-THRESHOLD_RULE = "threshold-rule"  # attribution.py's rule: per-task thresholds and a noise band
-
-
-class TaskEvidence(BaseModel):
-    """One task as a judgement saw it: its counts before and after, its class, and the change's
-    claim on it (if any)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    task_id: str
-    before: TaskCounts | None
-    after: TaskCounts | None
-    cls: TaskClass
-    predicted: Literal["fix", "regression"] | None = None
-    probability: float | None = None
-    borderline: bool = False
+PAIRED_TRIAL = "paired-trial"  # the verdict method, as the store's index names it
+Applied = Literal["alone", "on_parent"]
 
 
-class Judgement(BaseModel):
-    """A change's verdict and decision, and the evidence behind them. `method` names the verdict
-    method; the statistics fields are filled by the methods that compute them."""
+class TrialSetup(BaseModel):
+    """A change's trial before its first rollout. `applied`: "alone" = the change cherry-picked
+    onto the harness its session started from (the base); "on_parent" = it does not apply there
+    alone (it edits lines an earlier change of its session edited, or needs its files), so it is
+    judged as committed, against its parent: the two arms still differ by this change only.
+    `history` is the compared base tree's own; `candidates` is the session base's, which the
+    screen picks the stable tasks from (the same history when applied alone)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     change_id: str
     run_id: str
-    iteration: int = Field(ge=0, description="the evaluation that judged the change")
-    before_iteration: int = Field(ge=0, description="the evaluation the change was made on")
-    method: str
-    verdict: VerdictKind
-    decision: Decision
-    reason: str
-    confirmed_fixes: list[str] = Field(default_factory=list)
-    missed_fixes: list[str] = Field(default_factory=list)
-    unjudged_predictions: list[str] = Field(default_factory=list)
-    predicted_regressions_observed: list[str] = Field(default_factory=list)
-    unpredicted_regressions: list[str] = Field(default_factory=list)
-    tasks: list[TaskEvidence] = Field(default_factory=list, description="every task judged on")
-    noise_band: float | None = None
-    p_value: float | None = None
-    posterior: float | None = None
-    error_rate: float | None = Field(None, description="the method's stated false-accept rate")
-    rollouts_spent: int = Field(0, ge=0, description="rollouts run for this verdict alone")
-    placebo: bool = Field(False, description="its commit changes nothing the agent sees; "
-                                             "never used by the verdict")
+    iteration: int = Field(ge=0, description="the iteration whose EVOLVE made it and TRIAL judged it")
+    applied: Applied
+    base_commit: str
+    base_tree: str
+    change_commit: str  # its branch trial/<change_id>
+    change_tree: str
+    history: TreeHistory
+    candidates: TreeHistory
+    design: TrialDesign
+    placebo: bool = Field(False, description="its tree shows the agent nothing new; never used "
+                                             "by the verdict (the report counts kept placebos)")
+
+
+class Judgement(BaseModel):
+    """A change's trial and its verdict."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    setup: TrialSetup
+    verdict: TrialVerdict
+
+    @property
+    def change_id(self) -> str:
+        return self.setup.change_id
+
+    @property
+    def run_id(self) -> str:
+        return self.setup.run_id
+
+    @property
+    def iteration(self) -> int:
+        return self.setup.iteration
+
+    @property
+    def placebo(self) -> bool:
+        return self.setup.placebo
+
+    @property
+    def decision(self) -> Decision:
+        return self.verdict.decision
+
+    @property
+    def outcome(self) -> TrialOutcome:
+        return self.verdict.outcome
+
+    @property
+    def reason(self) -> str:
+        return self.verdict.reason
+
+    def summary(self) -> str:
+        """How the trial ran, in one line: which trees, the p-value, the rollouts spent."""
+        how = ("alone on the base" if self.setup.applied == "alone"
+               else "against its parent (it does not apply to the base alone)")
+        v = self.verdict
+        return (f"{how} {self.setup.base_commit[:10]}; p = {v.p_value:.4f}; "
+                f"{v.rollouts.used} rollouts ({v.rollouts.recorded} recorded)")
+
+    @property
+    def confirmed_fixes(self) -> list[str]:
+        """Predicted fixes whose own pairs reached the trial's boundary."""
+        return [t.task_id for t in self.verdict.tasks if t.result == "fixed"]
 
     @property
     def regressions(self) -> list[str]:
-        return [*self.predicted_regressions_observed, *self.unpredicted_regressions]
-
-    def shown_tasks(self) -> list[TaskEvidence]:
-        """The tasks a reader is shown: those the change predicted, and every regression."""
-        return [t for t in self.tasks
-                if t.predicted is not None or t.cls is TaskClass.REGRESSED]
-
-
-def judge_by_rule(
-    changes: Sequence[ChangeManifestEntry], before: Mapping[str, TaskCounts],
-    after: Mapping[str, TaskCounts], noise: NoiseModel, *, run_id: str, iteration: int,
-    before_iteration: int, extra_rollouts: Mapping[str, int] | None = None,
-) -> list[Judgement]:
-    """attribute()'s verdicts as judgements: each with every task's counts and class, the noise
-    band, and the borderline re-runs of its own predicted tasks (`extra_rollouts` per task)."""
-    classes = classify_tasks(before, after, noise)
-    extra = extra_rollouts or {}
-    judgements = []
-    for change, verdict in zip(changes, attribute(changes, before, after, noise)):
-        rows = {row.task_id: row for row in verdict.per_task}
-        tasks = [TaskEvidence(
-            task_id=task, before=before.get(task), after=after.get(task),
-            cls=classes.get(task, TaskClass.UNJUDGED),
-            predicted=rows[task].predicted if task in rows else None,
-            probability=rows[task].probability if task in rows else None,
-            borderline=rows[task].borderline if task in rows else False,
-        ) for task in sorted(set(classes) | set(rows))]
-        judgements.append(Judgement(
-            **verdict.model_dump(exclude={"per_task"}), run_id=run_id, iteration=iteration,
-            before_iteration=before_iteration, method=THRESHOLD_RULE, tasks=tasks,
-            noise_band=noise.band(),
-            rollouts_spent=sum(extra.get(task, 0) for task in change.predicted_tasks()),
-        ))
-    return judgements
+        """Screened tasks that fell to their floor."""
+        return [t.task_id for t in self.verdict.tasks if t.result == "regressed"]

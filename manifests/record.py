@@ -9,14 +9,14 @@ from .judgement import Judgement
 from .revert import RevertRecord
 from .schema import ChangeManifestEntry
 
-PENDING = "pending"  # verdict and decision of a change no evaluation has judged yet
+PENDING = "pending"  # verdict and decision of a change no trial has judged yet
 MANUAL = "manual"  # the verdict of a change reverted by hand, or reverted without a judgement
 
 
 class ChangeRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    iteration: int  # the iteration whose EVOLVE phase made the change
+    iteration: int  # the iteration whose EVOLVE phase made the change (its TRIAL judges it)
     entry: ChangeManifestEntry
     judgement: Judgement | None = None
     revert: RevertRecord | None = None
@@ -27,9 +27,10 @@ class ChangeRecord(BaseModel):
 
     @property
     def verdict(self) -> str:
+        """The trial's outcome: effective, not_shown, regression or untestable."""
         if self.revert is not None and (self.revert.manual or self.judgement is None):
             return MANUAL
-        return self.judgement.verdict if self.judgement else PENDING
+        return self.judgement.outcome if self.judgement else PENDING
 
     @property
     def decision(self) -> str:

@@ -1,7 +1,8 @@
 """Applying revert decisions to the harness repo: one `git revert` per rejected change, newest
-first, cascading deterministically through later changes that touched the same files; all or nothing.
-Which changes to revert is attribution.py's call; git mechanics are workspace/repo.py's; storing
-the records is the run ledger's."""
+first; a change that cannot be undone on its own (a later change rewrote its lines: see
+HarnessRepo.revert) cascades deterministically through later changes that touched the same files;
+all or nothing. Which changes to revert is each change's trial's call (judgement.py); git mechanics are
+workspace/repo.py's; storing the records is the run ledger's."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from .schema import ChangeManifestEntry
 
 
 class Decided(Protocol):
-    """A change's decision with its reason (an attribution Verdict or a stored Judgement)."""
+    """A change's decision with its reason (a stored Judgement)."""
 
     change_id: str
     decision: str

@@ -73,17 +73,22 @@ class ScreenState:
     target: int = 0  # rollouts of that arm the next look needs in all
 
 
-def plan_screen(history: TreeHistory, exclude: Collection[str], design: TrialDesign) -> list[ScreenTask]:
-    """Candidates: every task evaluated under the base tree that is plausibly stable passing (its
-    posterior gives a pass probability of at least `screen_stable_level` a chance of at least
-    `screen_candidate_prob`), except the change's predicted fixes (the probe tests those)."""
+def plan_screen(history: TreeHistory, exclude: Collection[str], design: TrialDesign,
+                candidates: TreeHistory | None = None) -> list[ScreenTask]:
+    """Candidates: every task evaluated under `candidates` (default: the base tree's `history`)
+    that is plausibly stable passing (its posterior gives a pass probability of at least
+    `screen_stable_level` a chance of at least `screen_candidate_prob`), except the change's
+    predicted fixes (the probe tests those). Each carries the base tree's own counts: none when
+    the base was never evaluated (a change judged on its parent), so its floor then rests on
+    fresh base rollouts alone and a sibling's regression is never charged to this change."""
+    source = candidates or history
     tasks = []
-    for task_id in sorted(history.counts):
-        passes, fails = history.passes_fails(task_id)
+    for task_id in sorted(source.counts):
+        passes, fails = source.passes_fails(task_id)
         # P(p >= level) under Beta(passes + 1, fails + 1) = P(Bin(passes + fails + 1, level) <= passes)
         chance = binom_cdf(passes, passes + fails + 1, design.screen_stable_level)
         if task_id not in exclude and chance >= design.screen_candidate_prob:
-            tasks.append(ScreenTask(task_id, passes, fails))
+            tasks.append(ScreenTask(task_id, *history.passes_fails(task_id)))
     return tasks
 
 

@@ -1,5 +1,5 @@
 """Reading and pre-registering manifest files (where they live is the run ledger's RunPaths) and
-the commit trailers that carry a prediction. What a manifest means is attribution.py's job."""
+the commit trailers that carry a prediction. How a change is judged is trial.py's job."""
 from __future__ import annotations
 
 import json

@@ -63,15 +63,19 @@ class Trial:
     """One change's trial. Build it once (the plan is fixed before any rollout), then call
     `step` with every rollout recorded so far until it returns a verdict."""
 
-    def __init__(self, change: ChangeManifestEntry, history: TreeHistory, design: TrialDesign) -> None:
-        _check_tasks(change, history)
+    def __init__(self, change: ChangeManifestEntry, history: TreeHistory, design: TrialDesign,
+                 candidates: TreeHistory | None = None) -> None:
+        """`history`: the base tree's own evaluations. `candidates`: the history the screen picks
+        its tasks from when the base tree is not the one the session started from (a change
+        judged on its parent); default `history`."""
+        _check_tasks(change, candidates or history)
         self.change = change
         self.history = history
         self.design = design
         self.fixes = sorted(p.task_id for p in change.predicted_fixes)
         self.probe: ProbePlan | None = plan_probe(self.fixes, design)
         self._replay = ProbeReplay(self.probe, design) if self.probe else None
-        self.screen: list[ScreenTask] = plan_screen(history, set(self.fixes), design)
+        self.screen: list[ScreenTask] = plan_screen(history, set(self.fixes), design, candidates)
         self._screens: dict[tuple, ScreenState] = {}
 
     def step(self, outcomes: ProbeOutcomes) -> TrialStep:
@@ -165,10 +169,11 @@ class Trial:
         for pairs in probe.tasks if probe else []:
             own = mixture_evalue(pairs.wins, pairs.wins + pairs.losses, 0.5)
             fixed = self.probe is not None and own >= self.probe.threshold
+            result = "fixed" if fixed else "not_fixed" if pairs.wins <= pairs.losses else "unclear"
             rows[pairs.task_id] = self._row(
                 pairs.task_id, "probe", claims, base=f"{pairs.base_passes}/{pairs.pairs}",
                 change=f"{pairs.change_passes}/{pairs.pairs}", wins=pairs.wins, losses=pairs.losses,
-                evalue=own, result="fixed" if fixed else "not_fixed")
+                evalue=own, result=result)
         for s in screens:  # empty unless the probe showed a gain and the screen ran
             rows[s.task_id] = self._row(
                 s.task_id, "screen", claims, base=f"{s.base_passes}/{s.base_rollouts}",
@@ -189,7 +194,8 @@ class Trial:
 
 
 def _check_tasks(change: ChangeManifestEntry, history: TreeHistory) -> None:
-    """Predictions may name only train tasks the base tree was evaluated on."""
+    """Predictions may name only train tasks the base tree (or the session's start) was
+    evaluated on."""
     for group in ("predicted_fixes", "predicted_regressions"):
         for i, prediction in enumerate(getattr(change, group)):
             if prediction.task_id not in history.counts:

@@ -8,19 +8,21 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .design import TrialDesign
+from .history import TaskCounts
 
 Decision = Literal["keep", "revert"]
 TrialOutcome = Literal["effective", "not_shown", "regression", "untestable"]
 TaskRole = Literal["probe", "screen", "claim"]
-TaskResult = Literal["fixed", "not_fixed", "held", "regressed", "dropped", "unjudged"]
+TaskResult = Literal["fixed", "unclear", "not_fixed", "held", "regressed", "dropped", "unjudged"]
 
 
 class TaskEvidence(BaseModel):
     """One task as the trial saw it. role: `probe` = a predicted fix, run on both arms; `screen` =
     guarded against regression, change arm only; `claim` = a predicted regression on a task that
-    was not screened (scored as unjudged). result: fixed / not_fixed (probe: whether the task's own
-    pairs reach the trial's boundary), held / regressed (screen), dropped (the base's top-up
-    showed the task is not stable passing), unjudged (not reached)."""
+    was not screened (scored as unjudged). result, probe: fixed (the task's own pairs reach the
+    trial's boundary), not_fixed (its pairs show no gain: wins <= losses), unclear (a gain too
+    small to confirm on its own pairs; scored as unjudged); screen: held / regressed, dropped (the
+    base's top-up showed the task is not stable passing); unjudged (not reached)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -38,6 +40,30 @@ class TaskEvidence(BaseModel):
     threshold: float | None = None
     evalue: float | None = None
     result: TaskResult
+
+    @property
+    def base_counts(self) -> TaskCounts | None:
+        return _counts(self.base)
+
+    @property
+    def change_counts(self) -> TaskCounts | None:
+        return _counts(self.change)
+
+    @property
+    def gain(self) -> float | None:
+        """A probed task's change-arm pass rate less its base arm's over the same pairs."""
+        base, change = self.base_counts, self.change_counts
+        if self.role != "probe" or base is None or change is None:
+            return None
+        return change.passes / change.total - base.passes / base.total
+
+
+def _counts(text: str | None) -> TaskCounts | None:
+    """TaskCounts of a "passes/rollouts" cell; None when nothing ran."""
+    if not text or text.endswith("/0"):
+        return None
+    passes, total = text.split("/")
+    return TaskCounts(passes=int(passes), total=int(total))
 
 
 class Rollouts(BaseModel):
@@ -84,3 +110,16 @@ class TrialVerdict(BaseModel):
     @property
     def kept(self) -> bool:
         return self.decision == "keep"
+
+    @property
+    def gains(self) -> dict[str, float]:
+        """Per predicted task the trial paired: change-arm pass rate less the base arm's."""
+        return {t.task_id: t.gain for t in self.tasks if t.gain is not None}
+
+    @property
+    def effect(self) -> float | None:
+        """The observed gain on the predicted tasks at the deciding look (mean over tasks);
+        None when no pair ran. A trial stops once the gain looks large enough, so for a kept
+        change this estimate tends to overstate the true gain; the p-value stays valid."""
+        gains = self.gains
+        return sum(gains.values()) / len(gains) if gains else None

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.clients import make_model
 from agent.model import Model
-from tasks.results import RolloutResult, Split, rollout_id
+from tasks.results import RolloutResult, Split, TrialArm, rollout_id
 from tasks.runner import (
     Planned, SandboxFactory, in_pool, result_base, rollout, write_results,
 )
@@ -69,15 +69,18 @@ class RolloutSpec(BaseModel):
     attempt: int
     harness: HarnessTree
     model: str  # an agent.clients.make_model spec
+    trial_change: str = ""  # set for a rollout of a change's trial, with the arm it serves
+    trial_arm: TrialArm = ""
 
     @property
     def rollout_id(self) -> str:
-        return rollout_id(self.iteration, self.task.id, self.attempt)
+        return rollout_id(self.iteration, self.task.id, self.attempt, self.trial_change,
+                          self.trial_arm)
 
     def base(self) -> dict:
         """The fields its result starts from."""
         return result_base(self.run_id, self.iteration, self.task, self.split, self.attempt,
-                           self.harness.commit)
+                           self.harness.commit, self.trial_change, self.trial_arm)
 
 
 def rollout_specs(plan: Sequence[Planned], *, run_id: str, iteration: int, harness: HarnessTree,

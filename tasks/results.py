@@ -18,10 +18,15 @@ class Outcome(StrEnum):
 
 
 Split = Literal["train", "heldout"]
+TrialArm = Literal["", "base", "change"]  # "" for an evaluation rollout
 
 
-def rollout_id(iteration: int, task_id: str, attempt: int) -> str:
-    """Deterministic, so a resumed run knows which rollouts are already stored."""
+def rollout_id(iteration: int, task_id: str, attempt: int, trial_change: str = "",
+               trial_arm: TrialArm = "") -> str:
+    """Deterministic, so a resumed run knows which rollouts are already stored. A rollout of a
+    change's trial names the change and the arm, so its attempts never meet an evaluation's."""
+    if trial_change:
+        return f"it{iteration:03d}-trial-{trial_change}-{trial_arm}-{task_id}-a{attempt:02d}"
     return f"it{iteration:03d}-{task_id}-a{attempt:02d}"
 
 
@@ -46,4 +51,6 @@ class RolloutResult(BaseModel):
     verifier_tail: str = ""  # last lines of the verifier's output (failing assertions)
     started_at: float = 0.0
     node: str = ""  # the machine (and Ray node) that ran it
+    trial_change: str = ""  # the change whose trial ran it ("" for an evaluation rollout)
+    trial_arm: TrialArm = ""  # which of that trial's trees: the base, or base + the change
     events: list[Event] = Field(default_factory=list)

@@ -19,7 +19,7 @@ from agent.exits import CommandExit, ExitReason
 from agent.loop import AgentResult, run_agent
 from agent.model import Message, Model, ModelError, ModelReply
 from evoharness.files import write_model
-from tasks.results import Outcome, RolloutResult, Split, rollout_id
+from tasks.results import Outcome, RolloutResult, Split, TrialArm, rollout_id
 from tasks.sandboxes import Sandbox, SandboxFactory
 from tasks.task import Task
 from tasks.unsafe import require_sandbox
@@ -146,11 +146,20 @@ def infra_error(base: dict, error: BaseException | str, sink: ListSink | None = 
 
 
 def result_base(run_id: str, iteration: int, task: Task, split: Split, attempt: int,
-                harness_commit: str) -> dict:
+                harness_commit: str, trial_change: str = "", trial_arm: TrialArm = "") -> dict:
     """The fields every result of one planned rollout starts from."""
-    return dict(rollout_id=rollout_id(iteration, task.id, attempt), run_id=run_id,
-                iteration=iteration, task_id=task.id, split=split, attempt=attempt,
-                harness_commit=harness_commit, started_at=time.time(), node=NODE)
+    return dict(rollout_id=rollout_id(iteration, task.id, attempt, trial_change, trial_arm),
+                run_id=run_id, iteration=iteration, task_id=task.id, split=split,
+                attempt=attempt, harness_commit=harness_commit, started_at=time.time(),
+                node=NODE, trial_change=trial_change, trial_arm=trial_arm)
+
+
+def bound_to_rollout(client: Model, base: dict) -> Model:
+    """The client this rollout talks to. A client whose replies draw on chance (a test double
+    with known pass probabilities) binds to the rollout by `for_rollout(key)`, keyed by run and
+    rollout id, so the same rollout draws the same way wherever and whenever it runs again."""
+    bind = getattr(client, "for_rollout", None)
+    return bind(f"{base['run_id']}/{base['rollout_id']}") if bind else client
 
 
 def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
@@ -159,7 +168,7 @@ def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Ta
     start = time.monotonic()
     sink = ListSink()
     try:
-        client = model if hasattr(model, "chat") else model()
+        client = bound_to_rollout(model if hasattr(model, "chat") else model(), base)
         base = {**base, "model": getattr(client, "name", "")}
         result = run_one(harness, client, task, sandbox_factory,
                          _deadline(harness, task, rollout_timeout), base, sink)

@@ -1,5 +1,6 @@
 """The reads later stages need from the trace store, as plain functions on a duckdb connection
-returning pydantic rows. Pass rates never count infra_error rollouts (not the harness's fault)."""
+returning pydantic rows. Pass rates never count infra_error rollouts (not the harness's fault),
+and an evaluation's figures never count the rollouts of a change's trial (they run other trees)."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -10,6 +11,8 @@ from pydantic import BaseModel
 # A rollout counts towards pass rates unless the infrastructure failed it.
 SCORED = "outcome <> 'infra_error'"
 PASSED = "count(*) FILTER (WHERE outcome = 'pass')"
+# An evaluation of the head, not a rollout of a change's trial.
+EVALUATION = "trial_change = ''"
 
 
 class PassCount(NamedTuple):
@@ -19,14 +22,23 @@ class PassCount(NamedTuple):
 
 class IterationTotals(BaseModel):
     iteration: int
-    rollouts: int
-    infra_errors: int
+    rollouts: int  # the evaluation's
+    infra_errors: int  # the evaluation's
     pass_rate_train: float | None  # None when the split had no scored rollout
     pass_rate_heldout: float | None
-    tokens_in: int
+    tokens_in: int  # every rollout of the iteration, its trials' included
     tokens_out: int
-    rollout_time_s: float  # sum of rollout durations
+    rollout_time_s: float  # sum of rollout durations, trials included
     wall_time_s: float  # first start to last finish
+    trial_rollouts: int = 0  # rollouts the iteration's trials ran
+
+
+class TrialRollout(NamedTuple):
+    change_id: str
+    arm: str  # base | change
+    task_id: str
+    attempt: int
+    outcome: str
 
 
 def _split_filter(split: str | None) -> tuple[str, list[str]]:
@@ -36,43 +48,56 @@ def _split_filter(split: str | None) -> tuple[str, list[str]]:
 def pass_counts(
     con: duckdb.DuckDBPyConnection, run_id: str, iteration: int, split: str | None = None
 ) -> dict[str, PassCount]:
-    """{task_id: (passes, n)}; a task whose every rollout was an infra_error is left out."""
+    """{task_id: (passes, n)} of the iteration's evaluation; a task whose every rollout was an
+    infra_error is left out."""
     extra, params = _split_filter(split)
     rows = con.execute(
         f"SELECT task_id, {PASSED}, count(*) FROM rollouts "
-        f"WHERE run_id = ? AND iteration = ? AND {SCORED}{extra} GROUP BY task_id ORDER BY task_id",
+        f"WHERE run_id = ? AND iteration = ? AND {SCORED} AND {EVALUATION}{extra} "
+        "GROUP BY task_id ORDER BY task_id",
         [run_id, iteration, *params],
     ).fetchall()
     return {task: PassCount(passes, n) for task, passes, n in rows}
 
 
-def evaluation_groups(
-    con: duckdb.DuckDBPyConnection, run_id: str, k: int, upto_iteration: int
-) -> list[tuple[str, str, int, int]]:
-    """(harness_commit, task_id, passes, total) per group of k consecutive attempts of one task in
-    one iteration, up to `upto_iteration`, in order (scored rollouts only: an infra error says
-    nothing about the harness). The noise model compares groups of the same commit."""
+def evaluated_counts(con: duckdb.DuckDBPyConnection, run_id: str
+                     ) -> list[tuple[str, str, int, int]]:
+    """(harness_commit, task_id, passes, scored) over every evaluation of the run, train tasks
+    only: what a tree's history is pooled from (never held-out rows, never a trial's rollouts)."""
     rows = con.execute(
-        f"SELECT harness_commit, task_id, {PASSED}, count(*) FROM "
-        f"(SELECT *, attempt // ? AS part FROM rollouts WHERE run_id = ? AND iteration <= ? "
-        f"AND {SCORED}) GROUP BY harness_commit, task_id, iteration, part "
-        "ORDER BY harness_commit, task_id, iteration, part",
-        [k, run_id, upto_iteration],
+        f"SELECT harness_commit, task_id, {PASSED}, count(*) FROM rollouts "
+        f"WHERE run_id = ? AND split = 'train' AND {SCORED} AND {EVALUATION} "
+        "GROUP BY harness_commit, task_id ORDER BY harness_commit, task_id",
+        [run_id],
     ).fetchall()
     return [tuple(row) for row in rows]
 
 
+def trial_rollouts(con: duckdb.DuckDBPyConnection, run_id: str, iteration: int
+                   ) -> list[TrialRollout]:
+    """Every stored rollout of the iteration's trials (infra errors included), in attempt order."""
+    rows = con.execute(
+        "SELECT trial_change, trial_arm, task_id, attempt, outcome FROM rollouts "
+        f"WHERE run_id = ? AND iteration = ? AND NOT {EVALUATION} "
+        "ORDER BY trial_change, trial_arm, task_id, attempt",
+        [run_id, iteration],
+    ).fetchall()
+    return [TrialRollout(*row) for row in rows]
+
+
 def iteration_totals(con: duckdb.DuckDBPyConnection, run_id: str) -> list[IterationTotals]:
     def rate(split: str) -> str:
-        scored = f"{SCORED} AND split = '{split}'"
-        return (f"(count(*) FILTER (WHERE outcome = 'pass' AND split = '{split}'))"
+        scored = f"{SCORED} AND {EVALUATION} AND split = '{split}'"
+        return (f"(count(*) FILTER (WHERE outcome = 'pass' AND {scored}))"
                 f" / nullif(count(*) FILTER (WHERE {scored}), 0)")
 
     rows = con.execute(
         f"""
-        SELECT iteration, count(*), count(*) FILTER (WHERE outcome = 'infra_error'),
+        SELECT iteration, count(*) FILTER (WHERE {EVALUATION}),
+               count(*) FILTER (WHERE outcome = 'infra_error' AND {EVALUATION}),
                {rate('train')}, {rate('heldout')}, sum(tokens_in), sum(tokens_out),
-               sum(duration_s), max(started_at + duration_s) - min(started_at)
+               sum(duration_s), max(started_at + duration_s) - min(started_at),
+               count(*) FILTER (WHERE NOT {EVALUATION})
         FROM rollouts WHERE run_id = ? GROUP BY iteration ORDER BY iteration
         """,
         [run_id],

@@ -4,7 +4,7 @@ iterations, changes, verdicts, reverts, exams), which it keeps as files too: tho
 index."""
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Every table of the schema, in dependency order (export and the SQL tool's snapshot use it).
 TABLES = ("meta", "runs", "iterations", "rollouts", "events", "changes", "verdicts", "reverts",
@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS iterations (
     run_id VARCHAR NOT NULL,
     iteration INTEGER NOT NULL,
-    phase VARCHAR NOT NULL,          -- EVAL INGEST ATTRIBUTE REVERT DISTILL EVOLVE COMMIT
+    phase VARCHAR NOT NULL,          -- EVAL INGEST DISTILL EVOLVE COMMIT TRIAL REVERT
     harness_commit VARCHAR,
     finished_at DOUBLE NOT NULL,
     detail JSON,                     -- the phase's result, and its seconds
@@ -48,7 +48,9 @@ CREATE TABLE IF NOT EXISTS rollouts (
     exit_reason VARCHAR NOT NULL,
     verifier_tail VARCHAR NOT NULL,
     started_at DOUBLE NOT NULL,
-    node VARCHAR NOT NULL DEFAULT '' -- the machine (and Ray node) that ran it
+    node VARCHAR NOT NULL DEFAULT '', -- the machine (and Ray node) that ran it
+    trial_change VARCHAR NOT NULL DEFAULT '', -- the change whose trial ran it ('' = an evaluation)
+    trial_arm VARCHAR NOT NULL DEFAULT ''     -- base | change (the trial's two trees); '' = an evaluation
 );
 CREATE TABLE IF NOT EXISTS events (
     rollout_id VARCHAR NOT NULL,
@@ -72,14 +74,15 @@ CREATE TABLE IF NOT EXISTS changes (
     commit VARCHAR NOT NULL,
     manifest JSON NOT NULL
 );
--- The judgement of a change, made in the ATTRIBUTE phase of the next iteration; detail = the
--- whole judgement (every task's counts and class, the method's statistics, rollouts spent).
+-- The judgement of a change, made in the TRIAL phase of the iteration that made it; detail = the
+-- whole judgement (the two trees compared, the base's history, the trial's verdict: statistics,
+-- every task's counts, rollouts spent).
 CREATE TABLE IF NOT EXISTS verdicts (
     change_id VARCHAR PRIMARY KEY,
     run_id VARCHAR NOT NULL,
-    iteration INTEGER NOT NULL,      -- the iteration whose evaluation judged it
-    method VARCHAR NOT NULL,         -- the verdict method, e.g. threshold-rule
-    verdict VARCHAR NOT NULL,        -- effective partial ineffective harmful mixed
+    iteration INTEGER NOT NULL,      -- the iteration whose TRIAL phase judged it
+    method VARCHAR NOT NULL,         -- the verdict method: paired-trial
+    verdict VARCHAR NOT NULL,        -- effective not_shown regression untestable
     decision VARCHAR NOT NULL,       -- keep | revert
     detail JSON NOT NULL
 );

@@ -66,7 +66,8 @@ RESTRICTED_VIEW: dict[str, TableView] = {
     "rollouts": _view(
         "rollout_id", "run_id", "iteration", "task_id", "split", "attempt", "harness_commit",
         "model", "outcome", "reward", "tokens_in", "tokens_out", "steps", "duration_s",
-        "exit_reason", "started_at", "node", verifier_lines=_FAILING_LINES, rows="split = $split",
+        "exit_reason", "started_at", "node", "trial_change", "trial_arm",
+        verifier_lines=_FAILING_LINES, rows="split = $split",
         redacted=("exit_reason", "verifier_lines")),
     "events": _view("rollout_id", "seq", "kind", "name", "content", "data", "tokens_in",
                     "tokens_out", "duration_ms", "ts", rows=_SPLIT_ROLLOUTS,

@@ -2,10 +2,11 @@
 trailers, revert, tag, diff, read a file at a commit. What a change means is manifests/' job."""
 from __future__ import annotations
 
-import shutil
-from datetime import datetime, timezone
 import io
+import shutil
 import tarfile
+import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 import git
@@ -96,11 +97,12 @@ class HarnessRepo:
         except git.GitCommandError as error:
             conflicted = self._git.diff("--name-only", "--diff-filter=U").split()
             self._abort_revert()
-            raise RevertConflict(
-                f"reverting {original.sha[:12]} ({original.summary!r}) conflicts with later commits",
-                file=", ".join(conflicted) or None, field="revert", value=original.sha,
-                hint="revert the later commits touching these files first",
-            ) from error
+            if not self._undo_where_it_stands(original.sha):
+                raise RevertConflict(
+                    f"reverting {original.sha[:12]} ({original.summary!r}) conflicts with later "
+                    "commits", file=", ".join(conflicted) or None, field="revert",
+                    value=original.sha, hint="revert the later commits touching these files first",
+                ) from error
         message = f'Revert "{original.summary}"\n\n{reason}\n\nThis reverts commit {original.sha}.'
         trailers = {"Reverts-Commit": original.sha}
         if "Change-Id" in original.trailers:
@@ -108,6 +110,47 @@ class HarnessRepo:
         if "Component" in original.trailers:
             trailers["Component"] = original.trailers["Component"]
         return self._commit(message, trailers, stage=False)
+
+    def _undo_where_it_stands(self, sha: str) -> bool:
+        """Undo a commit by putting back, in each of its hunks, the lines it replaced where the
+        lines it wrote stand now, found by `git blame` (by position, never by a look-alike line
+        elsewhere): what `git revert` does, for the case its 3-way merge refuses only because a
+        later commit changed the lines next to the commit's (the next appended rule, or the
+        revert of a neighbour). Staged. Every line the commit wrote must still be there as its
+        own; else (a later change rewrote one, or a hunk only deleted lines, which leaves nothing
+        to find) nothing is touched and the answer is False. A commit that changed nothing (git
+        revert refuses it) is undone by an empty revert."""
+        parent = self.parent(sha)
+        edited: dict[str, list[str]] = {}
+        for name in self.changed_files(sha):
+            hunks = _hunks(self._git.diff("--unified=0", "--no-color", "--no-ext-diff", parent,
+                                          sha, "--", name))
+            text = _read_text(self.path / name)
+            if hunks is None or text is None:
+                return False
+            lines = _lines(text)
+            runs = _runs(self._line_commits(name, len(lines)), sha)
+            if len(runs) != len(hunks):
+                return False
+            for (start, end), (removed, added) in reversed(list(zip(runs, hunks))):
+                if lines[start:end] != added:
+                    return False
+                lines[start:end] = removed
+            edited[name] = lines
+        for name, lines in edited.items():
+            (self.path / name).write_bytes("".join(lines).encode())
+        if edited:
+            self._git.add("--", *edited)
+        return True
+
+    def _line_commits(self, name: str, count: int) -> list[str | None]:
+        """The commit that wrote each line of `name` at HEAD."""
+        owners: list[str | None] = [None] * count
+        for entry in self._repo.blame_incremental("HEAD", name):
+            for number in entry.linenos:
+                if 0 < number <= count:
+                    owners[number - 1] = entry.commit.hexsha
+        return owners
 
     def _abort_revert(self) -> None:
         try:
@@ -138,6 +181,37 @@ class HarnessRepo:
                                   strip_newline_in_stdout=False)
         except git.GitCommandError as error:
             raise EvoError("file not in commit", file=relpath, value=commit) from error
+
+    def parent(self, commit: str) -> str:
+        """The first parent of `commit` (the commit it was made on)."""
+        return self._repo.commit(self._resolve(commit)).parents[0].hexsha
+
+    def apply_alone(self, commit: str, onto: str, *, message: str) -> str | None:
+        """A commit on `onto` holding only what `commit` changed against its parent, made without
+        touching the working tree or HEAD (a scratch index); `commit` itself when `onto` is its
+        parent; None when the change does not apply cleanly to `onto` (a 3-way merge conflict)."""
+        sha, base = self._resolve(commit), self._resolve(onto)
+        parent = self.parent(sha)
+        if parent == base:
+            return sha
+        patch = self._git.diff("--binary", "--full-index", parent, sha,
+                               strip_newline_in_stdout=False)
+        with tempfile.TemporaryDirectory(prefix="evo-index-") as scratch:
+            env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            self._git.read_tree(base, env=env)
+            if patch:
+                (Path(scratch) / "change.patch").write_text(patch)
+                try:
+                    self._git.apply("--cached", "--3way", str(Path(scratch) / "change.patch"),
+                                    env=env)
+                except git.GitCommandError:
+                    return None
+            tree = self._git.write_tree(env=env)
+        return self._git.commit_tree(tree, "-p", base, "-m", message)
+
+    def set_branch(self, name: str, commit: str) -> None:
+        """Point branch `name` at `commit` (created or moved; HEAD stays where it is)."""
+        self._git.branch("-f", name, self._resolve(commit))
 
     def tree_id(self, commit: str = "HEAD") -> str:
         return self._repo.commit(self._resolve(commit)).tree.hexsha
@@ -213,3 +287,51 @@ def _parse_commit(record: str) -> CommitInfo:
 def _one_line(value: str) -> str:
     # A newline would end the trailer and corrupt the block git parses back.
     return " ".join(value.split())
+
+
+def _hunks(diff: str) -> list[tuple[list[str], list[str]]] | None:
+    """(lines removed, lines added) per hunk of a zero-context diff of one text file, each line
+    with its end; None when it does anything else (creates or deletes the file, changes its mode,
+    is binary, touches a last line without a newline) or a hunk adds nothing."""
+    hunks: list[tuple[list[str], list[str]]] = []
+    for line in _lines(diff + "\n"):
+        if line.startswith("@@"):
+            hunks.append(([], []))
+        elif not hunks:  # the header
+            if line.startswith(("new file", "deleted file", "old mode", "Binary")):
+                return None
+        elif line.startswith(("-", "+")):
+            hunks[-1][line.startswith("+")].append(line[1:])
+        else:  # "\ No newline at end of file"
+            return None
+    return hunks if hunks and all(added for _, added in hunks) else None
+
+
+def _runs(owners: list[str | None], sha: str) -> list[tuple[int, int]]:
+    """[start, end) of each run of consecutive lines that `sha` wrote."""
+    runs: list[tuple[int, int]] = []
+    for index, owner in enumerate(owners):
+        if owner != sha:
+            continue
+        if runs and runs[-1][1] == index:
+            runs[-1] = (runs[-1][0], index + 1)
+        else:
+            runs.append((index, index + 1))
+    return runs
+
+
+def _read_text(path: Path) -> str | None:
+    """A file's text as stored (line ends untouched); None for anything but a regular UTF-8
+    file (a link is never followed: the revert writes the file back)."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        return path.read_bytes().decode()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at newlines only, each keeping its end."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])

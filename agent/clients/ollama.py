@@ -13,7 +13,7 @@ import pydantic
 
 from agent.clients.boundary import text_boundary
 from agent.clients.wire import status_error, tool_payload, transport_error, undecodable
-from agent.model import Message, ModelError, ModelReply, ToolCall
+from agent.model import Message, ModelReply, ToolCall
 from workspace.spec import ToolSpec
 
 DEFAULT_HOST = "http://127.0.0.1:11434"

@@ -26,6 +26,14 @@ class RetryingModel:
         self.backoff = backoff
         self._sleep = sleep
 
+    def for_rollout(self, key: str) -> Model:
+        """This client for one rollout (tasks/runner.py binds each rollout's client): the inner
+        client's own, retried alike, when its replies draw on chance per rollout; else itself."""
+        bind = getattr(self.inner, "for_rollout", None)
+        if bind is None:
+            return self
+        return RetryingModel(bind(key), self.attempts, self.backoff, self._sleep)
+
     def chat(
         self,
         messages: list[Message],

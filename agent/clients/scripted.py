@@ -5,9 +5,15 @@ without a server. Its replies are never presented as what a real model did.
 A script (YAML or JSON) is a list of rules; the first rule whose conditions hold for a conversation
 answers it, with the reply numbered by how many replies the conversation already holds (past the
 end of a rule's list: `done`). The reply depends only on the conversation, so concurrent rollouts
-can share one model and a resumed session replays the same script."""
+can share one model and a resumed session replays the same script.
+
+A rule with `probability` p < 1 answers only a share p of rollouts (else the next rule that holds
+does): a known pass probability per harness, for tests of the keep/revert decision. The coin is
+drawn once per rollout and rule from the script's `seed` and the rollout's key (the runner binds
+the model to each rollout with `for_rollout`), so a rollout run again draws the same."""
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -105,6 +111,8 @@ class Rule(BaseModel):
 
     when: When = Field(default_factory=When)
     replies: list[ScriptReply] = Field(default_factory=list)
+    probability: float = Field(1.0, ge=0, le=1, description=(
+        "the share of rollouts this rule answers (a seeded coin per rollout); else it is skipped"))
 
 
 class Script(BaseModel):
@@ -112,6 +120,7 @@ class Script(BaseModel):
 
     rules: list[Rule] = Field(min_length=1)
     latency_s: float = Field(0.0, ge=0, description="seconds every reply takes")
+    seed: str = Field("", description="mixed into every rule's coin (see `Rule.probability`)")
 
 
 DONE = ScriptReply(tool="done", arguments={"summary": "scripted: nothing more to do"})
@@ -120,16 +129,29 @@ DONE = ScriptReply(tool="done", arguments={"summary": "scripted: nothing more to
 class RuleModel:
     """The Model protocol over a Script; stateless, so threads may share it."""
 
-    def __init__(self, script: Script, name: str) -> None:
+    def __init__(self, script: Script, name: str, rollout: str = "") -> None:
         self.script = script
         self.name = name
+        self.rollout = rollout  # the key the rules' coins are drawn for
+
+    def for_rollout(self, key: str) -> RuleModel:
+        """This model for one rollout: its coins are drawn for `key` (run and rollout id)."""
+        return RuleModel(self.script, self.name, key)
+
+    def _answers(self, index: int, rule: Rule) -> bool:
+        """The rule's coin for this rollout: a uniform draw from a hash of seed, key and rule."""
+        if rule.probability >= 1.0:
+            return True
+        digest = hashlib.sha256(f"{self.script.seed}|{self.rollout}|{index}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2 ** 64 < rule.probability
 
     def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
              temperature: float = 0.0, json_mode: bool = False,
              max_tokens: int | None = None) -> ModelReply:
         system = next((m.content for m in messages if m.role == "system"), "")
         instruction = next((m.content for m in messages if m.role == "user"), "")
-        rule = next((r for r in self.script.rules if r.when.holds(system, instruction)), None)
+        rule = next((r for i, r in enumerate(self.script.rules)
+                     if r.when.holds(system, instruction) and self._answers(i, r)), None)
         turn = sum(m.role == "assistant" for m in messages)
         reply = rule.replies[turn] if rule and turn < len(rule.replies) else DONE
         time.sleep(self.script.latency_s + reply.wait_s)

@@ -34,26 +34,34 @@ def _select(records: list[ChangeRecord], selector: str | None) -> list[ChangeRec
     return chosen
 
 
-def _rows(record: ChangeRecord) -> list[tuple[str, str, str, str, str]]:
-    """(task, predicted, before, after, class) per task the change claimed or regressed."""
+def _rows(record: ChangeRecord) -> list[tuple[str, ...]]:
+    """(task, predicted, role, history, base, change, result) per task the trial judged or the
+    change claimed: history = the base tree's passes before the trial, base and change = the
+    arms' passes in the trial."""
     if record.judgement is None:
         claims = [("fix", p) for p in record.entry.predicted_fixes]
         claims += [("regression", p) for p in record.entry.predicted_regressions]
-        return [(p.task_id, f"{kind} p={p.probability:.2f}", "-", "-", "pending")
+        return [(p.task_id, f"{kind} p={p.probability:.2f}", "-", "-", "-", "-", "pending")
                 for kind, p in claims]
-    return [(t.task_id, f"{t.predicted} p={t.probability:.2f}" if t.predicted else "-",
-             str(t.before) if t.before else "-", str(t.after) if t.after else "-",
-             t.cls.value + (" (borderline)" if t.borderline else ""))
-            for t in record.judgement.shown_tasks()]
+    return [(t.task_id, f"{t.predicted} p={t.probability:.2f}" if t.predicted else "-", t.role,
+             t.history, t.base or "-", t.change or "-",
+             t.result + (f" (floor {t.floor:.2f})" if t.floor is not None else ""))
+            for t in record.judgement.verdict.tasks]
 
 
 def _change_table(record: ChangeRecord) -> Table:
     from rich.table import Table
 
-    table = Table("task", "predicted", "before", "after", "class")
+    table = Table("task", "predicted", "role", "history", "base", "change", "result")
     for row in _rows(record):
         table.add_row(*row)
     return table
+
+
+def _trial_line(record: ChangeRecord) -> str:
+    """How the change was tried: which trees, the p-value, the rollouts spent."""
+    j = record.judgement
+    return f"  trial: {j.summary()}" if j else "  trial: not run yet"
 
 
 def _as_json(record: ChangeRecord) -> dict[str, Any]:
@@ -89,6 +97,7 @@ def show(
         console.print(f"[bold]{r.id}[/] (iteration {r.iteration}, {r.entry.component}, "
                       f"{r.entry.commit[:10]}): {judged}", markup=True, highlight=False)
         console.print(f"  fix: {r.entry.targeted_fix}", markup=False)
+        console.print(_trial_line(r), markup=False)
         console.print(_change_table(r))
     if exams:  # what the changes that stayed add up to, on tasks the loop never saw
         from evolve.cli.exam import show_exam

@@ -180,14 +180,14 @@ def _status_table(run_dir: Path, console: Console) -> None:
     console.print(f"{data['running']} is running it, now at {at}" if data["live"] else f"next: {at}",
                   markup=False, highlight=False)
     table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']})")
-    for column in ("iter", "train pass@1", "held-out pass@1", "rollouts", "infra err", "tokens",
-                   "changes", "kept", "reverted"):
+    for column in ("iter", "train pass@1", "held-out pass@1", "rollouts", "infra err",
+                   "trial rollouts", "tokens", "changes", "kept", "reverted"):
         table.add_column(column, justify="right")
     for row in data["iterations"]:
         table.add_row(str(row["iteration"]), _pct(row["pass_rate_train"]),
                       _pct(row["pass_rate_heldout"]), str(row["rollouts"]),
-                      str(row["infra_errors"]), f"{row['tokens']:,}", str(row["changes"]),
-                      str(row["kept"]), str(row["reverted"]))
+                      str(row["infra_errors"]), str(row["trial_rollouts"]), f"{row['tokens']:,}",
+                      str(row["changes"]), str(row["kept"]), str(row["reverted"]))
     console.print(table)
     if data["exam"] is not None:
         console.print(data["exam"]["verdict"], markup=False, highlight=False)
@@ -200,6 +200,6 @@ def _pct(value: float | None) -> str:
 def rollout_line(console: Console):
     def show(result) -> None:  # a tasks.results.RolloutResult
         style = {"pass": "green", "fail": "red"}.get(result.outcome.value, "yellow")
-        console.print(f"  {result.rollout_id:<40} [{style}]{result.outcome.value:<11}[/] "
+        console.print(f"  {result.rollout_id:<48} [{style}]{result.outcome.value:<11}[/] "
                       f"{result.steps:>3} steps {result.duration_s:6.1f}s  {result.exit_reason}")
     return show

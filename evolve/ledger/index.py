@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import duckdb
 
-from manifests.judgement import Judgement
+from manifests.judgement import PAIRED_TRIAL, Judgement
 from manifests.revert import RevertRecord
 from manifests.schema import IterationManifest
 from traces.ingest import transaction
@@ -37,7 +37,7 @@ def index_changes(con: duckdb.DuckDBPyConnection, manifest: IterationManifest) -
 
 def index_judgement(con: duckdb.DuckDBPyConnection, j: Judgement) -> None:
     con.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [j.change_id, j.run_id, j.iteration, j.method, j.verdict, j.decision,
+                [j.change_id, j.run_id, j.iteration, PAIRED_TRIAL, j.outcome, j.decision,
                  j.model_dump_json()])
 
 

@@ -1,7 +1,8 @@
-"""The run ledger: a run's own records (phase records, manifests, judgements, reverts) as files
-written atomically, which are the truth, and the trace store that indexes them next to the
-rollouts. The loop writes through it; status, manifest show, log, diff, the report, the evidence
-overview and the evolve prompt read through it. What the records mean is manifests/' and loop.py's.
+"""The run ledger: a run's own records (phase records, manifests, trial setups, judgements,
+reverts) as files written atomically, which are the truth, and the trace store that indexes them
+next to the rollouts. The loop writes through it; status, manifest show, log, diff, the report,
+the evidence overview and the evolve prompt read through it. What the records mean is
+manifests/' and loop.py's.
 
 One process changes a run (it holds the run lock); it opens the DuckDB file only for the moment it
 writes, so readers in other processes get in between."""
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from evoharness.errors import EvoError
 from evoharness.files import write_model
-from manifests.judgement import Judgement
+from manifests.judgement import Judgement, TrialSetup
 from manifests.record import ChangeRecord
 from manifests.revert import RevertRecord
 from manifests.schema import IterationManifest
@@ -160,8 +161,16 @@ class RunLedger:
             index.index_changes(store.con, manifest)
         return manifest
 
+    def record_trial_setup(self, setup: TrialSetup) -> None:
+        """TRIAL: a change's trees, history and design, before its first rollout."""
+        self._save(self.paths.trial(setup.change_id), setup)
+
+    def trial_setup(self, change_id: str) -> TrialSetup | None:
+        path = self.paths.trial(change_id)
+        return _load(path, TrialSetup) if path.exists() else None
+
     def record_judgements(self, judgements: Iterable[Judgement]) -> None:
-        """One judgement per change (judging it again, on resume, replaces it)."""
+        """One judgement per change (a resumed trial decides the same and replaces it)."""
         judgements = list(judgements)
         for judgement in judgements:
             self._save(self.paths.judgement(judgement.change_id), judgement)
@@ -177,6 +186,10 @@ class RunLedger:
             for revert in stored:
                 index.index_revert(store.con, self.run_id, revert)
         return stored
+
+    def judgement(self, change_id: str) -> Judgement | None:
+        path = self.paths.judgement(change_id)
+        return _load(path, Judgement) if path.exists() else None
 
     def judgements(self) -> dict[str, Judgement]:
         return {p.stem: _load(p, Judgement) for p in sorted(self.paths.judgements.glob("*.json"))}

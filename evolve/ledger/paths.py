@@ -65,6 +65,14 @@ class RunPaths(BaseModel):
         return self.judgements / f"{change_id}.json"
 
     @property
+    def trials(self) -> Path:
+        return self.ledger / "trials"
+
+    def trial(self, change_id: str) -> Path:
+        """A change's trial as set up before its first rollout: its trees, history and design."""
+        return self.trials / f"{change_id}.json"
+
+    @property
     def reverts(self) -> Path:
         return self.ledger / "reverts"
 
@@ -96,13 +104,19 @@ class RunPaths(BaseModel):
         moved to quarantine/, rollouts the model server missed to unserved/)."""
         return self.iteration_dir(iteration) / "rollouts"
 
-    def unserved(self, iteration: int) -> Path:
-        """Rollouts the model server did not answer, moved out of the ingest folder (kept, never
-        deleted) so that a resume runs them again."""
-        return self.rollouts(iteration) / "unserved"
+    def trial_rollouts(self, iteration: int) -> Path:
+        """The rollout files of the iteration's trials (both arms of every change), ingested like
+        an evaluation's."""
+        return self.iteration_dir(iteration) / "trials"
+
+    def unserved(self, folder: Path) -> Path:
+        """Rollouts of `folder` the model server did not answer, moved out of the ingest folder
+        (kept, never deleted) so that a resume runs them again."""
+        return folder / "unserved"
 
     def all_rollout_dirs(self) -> list[Path]:
-        return sorted((self.root / "iterations").glob("it*/rollouts"))
+        return sorted([*(self.root / "iterations").glob("it*/rollouts"),
+                       *(self.root / "iterations").glob("it*/trials")])
 
     def evidence(self, iteration: int) -> Path:
         """The layered evidence the evolve agent reads (overview.md at the top)."""

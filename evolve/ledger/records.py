@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evolve.compare import Comparison
-from manifests.attribution import Decision
-from manifests.noise import TaskCounts
+from manifests.history import TaskCounts
+from manifests.verdict import Decision
 from traces.ingest import IngestReport
 
 
@@ -19,16 +19,18 @@ class Phase(StrEnum):
 
     EVAL = "EVAL"
     INGEST = "INGEST"
-    ATTRIBUTE = "ATTRIBUTE"
-    REVERT = "REVERT"
     DISTILL = "DISTILL"
     EVOLVE = "EVOLVE"
     COMMIT = "COMMIT"
+    TRIAL = "TRIAL"
+    REVERT = "REVERT"
 
 
 PHASE_ORDER = tuple(Phase)
-EVALUATE = PHASE_ORDER[:5]  # evaluate (and judge) the current harness; a clean stop is after these
-EVOLVE = PHASE_ORDER[5:]  # change the harness and pre-register the predictions
+EVALUATE = PHASE_ORDER[:3]  # evaluate the current harness; a clean stop is after these
+# Change the harness, pre-register the predictions, judge each change in its own trial and
+# revert the rejected ones: the next iteration evaluates the harness that survived.
+EVOLVE = PHASE_ORDER[3:]
 
 
 class _Result(BaseModel):
@@ -38,7 +40,7 @@ class _Result(BaseModel):
 class EvalResult(_Result):
     phase: Literal[Phase.EVAL] = Phase.EVAL
     rollouts_run: int
-    attempts: int  # per task; later extra rollouts are numbered from here
+    attempts: int  # per task
 
 
 class IngestResult(IngestReport):
@@ -47,11 +49,13 @@ class IngestResult(IngestReport):
     phase: Literal[Phase.INGEST] = Phase.INGEST
 
 
-class AttributeResult(_Result):
-    phase: Literal[Phase.ATTRIBUTE] = Phase.ATTRIBUTE
+class TrialResult(_Result):
+    phase: Literal[Phase.TRIAL] = Phase.TRIAL
     changes: int
-    before_iteration: int | None = None
-    borderline: list[str] = Field(default_factory=list)  # tasks given extra rollouts
+    rounds: int = 0  # batches of rollouts this process ran (a resumed trial counts its own)
+    rollouts: int = 0  # trial rollouts stored for the iteration, infra errors included
+    alone: list[str] = Field(default_factory=list)  # judged as base + the change alone
+    on_parent: list[str] = Field(default_factory=list)  # judged against their parent commit
     placebos: list[str] = Field(default_factory=list)
     decisions: dict[str, Decision] = Field(default_factory=dict)
 
@@ -86,8 +90,8 @@ class CommitResult(_Result):
 
 
 PhaseResult = Annotated[
-    EvalResult | IngestResult | AttributeResult | RevertResult | DistillResult | EvolveResult
-    | CommitResult,
+    EvalResult | IngestResult | DistillResult | EvolveResult | CommitResult | TrialResult
+    | RevertResult,
     Field(discriminator="phase"),
 ]
 

@@ -25,9 +25,9 @@ class Cue(BaseModel):
 
 
 class Numbers(BaseModel):
-    """A judgement's figures: the effect on the change's predicted-fix tasks (after - before pass
-    rate, mean over tasks; the interval as evolve/compare.py computes it, when two or more tasks
-    were predicted), the rollouts it rested on, and what the verdict method reported."""
+    """A trial's figures: the effect on the change's predicted-fix tasks (change arm - base arm
+    pass rate over the trial's pairs, mean over tasks; the interval as evolve/compare.py computes
+    it, when two or more tasks were paired), the rollouts its decision used, and its p-value."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

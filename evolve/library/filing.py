@@ -17,15 +17,13 @@ from evolve.compare import compare
 from evolve.ledger import RunLedger, RunPaths
 from evolve.report.data import commit_diff
 from evolve.run import read_run
-from manifests.judgement import Judgement
+from manifests.judgement import PAIRED_TRIAL, Judgement
 from manifests.record import ChangeRecord
 from workspace.repo import HarnessRepo
 
 from .cue import failure_signature
 from .entry import Cue, LibraryEntry, Numbers, Trial
 from .store import Library
-
-DEFAULT_CONFIDENCE = 0.95  # for a judgement whose method states no error rate
 
 
 class FilingReport(BaseModel):
@@ -86,21 +84,21 @@ def _trial(record: ChangeRecord, judgement: Judgement, model: str, suite: Path,
 
 
 def _numbers(j: Judgement, verdict: str, reason: str) -> Numbers:
-    """The effect on the predicted-fix tasks (after - before, paired by task), with an interval
-    when two or more of them were judged."""
-    fixes = [t for t in j.tasks if t.predicted == "fix" and t.before and t.after]
-    rollouts = sum((t.before.total if t.before else 0) + (t.after.total if t.after else 0)
-                   for t in j.tasks) + j.rollouts_spent
-    common = dict(method=j.method, verdict=verdict, rollouts=rollouts, p_value=j.p_value,
-                  reason=reason)
-    if not fixes:
+    """The trial's own figures: its observed gain on the predicted-fix tasks (change arm - base
+    arm over the same pairs, mean over tasks), with compare.py's interval at the trial's 1 - alpha
+    when two or more tasks were paired, the rollouts its decision used and its sequential p-value.
+    A trial stops once the gain looks large enough, so a kept change's effect and interval tend to
+    overstate it; the p-value allows for every look."""
+    v = j.verdict
+    common = dict(method=PAIRED_TRIAL, verdict=verdict, rollouts=v.rollouts.used,
+                  p_value=v.p_value, reason=reason)
+    probed = [t for t in v.tasks if t.gain is not None]
+    if not probed:
         return Numbers(**common)
-    effect = sum(t.after.passes / t.after.total - t.before.passes / t.before.total
-                 for t in fixes) / len(fixes)
-    confidence = 1 - j.error_rate if j.error_rate else DEFAULT_CONFIDENCE
-    paired = compare("before", {t.task_id: t.before for t in fixes}, "after",
-                     {t.task_id: t.after for t in fixes}, confidence=confidence)
-    return Numbers(**common, effect=effect, lo=paired.lo, hi=paired.hi,
+    confidence = 1 - v.design.alpha
+    paired = compare("base", {t.task_id: t.base_counts for t in probed}, "change",
+                     {t.task_id: t.change_counts for t in probed}, confidence=confidence)
+    return Numbers(**common, effect=v.effect, lo=paired.lo, hi=paired.hi,
                    confidence=confidence if paired.lo is not None else None)
 
 

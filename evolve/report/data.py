@@ -27,7 +27,7 @@ class ChangeRow(BaseModel):
     """One change as the report's table shows it: its prediction, what happened and its diff."""
 
     iteration: int  # the iteration whose EVOLVE phase made it
-    judged_in: int  # the iteration whose evaluation judged it (made in + 1 until then)
+    judged_in: int  # the iteration whose TRIAL judged it: the one that made it
     change_id: str
     component: str
     commit: str  # full sha
@@ -39,6 +39,7 @@ class ChangeRow(BaseModel):
     verdict: str
     decision: str
     reason: str
+    trial: str | None  # how its trial ran (Judgement.summary), None before it ran
     revert_commit: str | None
     placebo: bool
     diff: str
@@ -64,7 +65,7 @@ class ReportData(BaseModel):
     totals: list[IterationTotals]
     heat: list[HeatRow]
     changes: list[ChangeRow]
-    scores: dict[int, Scores]  # by judging iteration
+    scores: dict[int, Scores]  # by the iteration that made and judged the changes
     exam: ExamRecord | None = None  # the latest final exam
     transfers: list[TransferTable] = []
 
@@ -167,13 +168,13 @@ def _change_row(record: ChangeRecord, repo: HarnessRepo) -> ChangeRow:
     sha = repo.commit_info(change.commit).sha
     return ChangeRow(
         iteration=record.iteration, change_id=change.id,
-        judged_in=judgement.iteration if judgement else record.iteration + 1,
+        judged_in=judgement.iteration if judgement else record.iteration,
         component=change.component, commit=sha,
         targeted_fix=change.targeted_fix, root_cause=change.root_cause,
         prediction=_prediction_text(change),
         confirmed=judgement.confirmed_fixes if judgement else [],
         regressions=judgement.regressions if judgement else [],
         verdict=record.verdict, decision=record.decision, reason=record.reason,
-        revert_commit=record.revert.revert_commit if record.revert else None,
+        trial=judgement.summary() if judgement else None, revert_commit=record.revert.revert_commit if record.revert else None,
         placebo=record.placebo, diff=commit_diff(repo, sha),
     )

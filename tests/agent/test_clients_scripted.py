@@ -73,3 +73,46 @@ def test_a_missing_script_is_refused_when_the_config_is_checked(tmp_path: Path) 
         parse_spec(f"scripted:{tmp_path / 'nothing.yaml'}")
     assert "done" in str(caught.value) and "run-line" in str(caught.value)  # the built-ins
     assert parse_spec("scripted:done") == ("scripted", "done", "")
+
+
+def test_a_rule_with_a_probability_answers_that_share_of_rollouts_the_same_each_time(
+        tmp_path: Path) -> None:
+    """A known pass probability per harness: the coin is drawn once per rollout (by its key) and
+    rule, so a rollout run again answers the same, and across rollouts the share is p."""
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump({"seed": "s1", "rules": [
+        {"when": {"system_has": ["HELP"]}, "probability": 0.8, "replies": [{"run_line": True}]},
+        {"probability": 0.2, "replies": [{"run_line": True}]}]}))
+    model = make_model(f"scripted:{path}")
+    task = "RUN: echo hi > /app/x.txt"
+
+    def runs_line(system: str, key: str) -> bool:
+        return action(model.for_rollout(key).chat(conversation(system, task)))[0] == "shell"
+
+    keys = [f"run/it000-t-a{n:02d}" for n in range(2000)]
+    helped = [runs_line("HELP", key) for key in keys]
+    plain = [runs_line("sys", key) for key in keys]
+    # A HELP rollout that misses its 0.8 coin falls through to the 0.2 rule (its own coin):
+    # 0.8 + 0.2 * 0.2 = 0.84. 2000 draws: one standard deviation is under 0.009; 0.04 is 4.5.
+    assert abs(sum(helped) / len(keys) - 0.84) < 0.04 and abs(sum(plain) / len(keys) - 0.2) < 0.04
+    assert [runs_line("HELP", key) for key in keys[:50]] == helped[:50]  # the same rollout again
+    reseeded = tmp_path / "q.yaml"
+    reseeded.write_text(path.read_text().replace("seed: s1", "seed: s2"))
+    other = make_model(f"scripted:{reseeded}")
+    moved = [action(other.for_rollout(k).chat(conversation("sys", task)))[0] == "shell"
+             for k in keys]
+    assert moved != plain  # the seed changes the draws
+
+
+def test_turns_of_one_rollout_share_its_coin(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump({"rules": [
+        {"probability": 0.5, "replies": [{"run_line": True}, {"text": "second"}]}]}))
+    model = make_model(f"scripted:{path}")
+    for key in (f"r/{n}" for n in range(40)):
+        bound = model.for_rollout(key)
+        first = bound.chat(conversation("sys", "RUN: true"))
+        second = bound.chat(conversation("sys", "RUN: true", replies=1))
+        # either the rule answers both turns or neither (then the script's `done` ends it)
+        assert (first.content.startswith('{"thought": "scripted", "tool": "shell"')
+                == (second.content == "second"))

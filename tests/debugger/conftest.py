@@ -24,13 +24,15 @@ class Traces:
         self, task: str, attempt: int, outcome: str, *, iteration: int = 1, split: str = "train",
         events: list[tuple[str, str, str, dict]] = (), verifier_tail: str = "",
         exit_reason: str = "done", tokens: int = 100, duration: float = 2.0,
+        trial_change: str = "", trial_arm: str = "",
     ) -> str:
-        rid = rollout_id(iteration, task, attempt)
+        rid = rollout_id(iteration, task, attempt, trial_change, trial_arm)
         self.con.execute(
             "INSERT INTO rollouts VALUES (?, ?, ?, ?, ?, ?, 'abc123', 'scripted', ?, ?, ?, ?, ?,"
-            " ?, ?, ?, 0, '')",
+            " ?, ?, ?, 0, '', ?, ?)",
             [rid, RUN, iteration, task, split, attempt, outcome, float(outcome == "pass"),
-             tokens // 2, tokens - tokens // 2, len(events), duration, exit_reason, verifier_tail],
+             tokens // 2, tokens - tokens // 2, len(events), duration, exit_reason, verifier_tail,
+             trial_change, trial_arm],
         )
         for seq, (kind, name, content, data) in enumerate(events):
             self.con.execute(

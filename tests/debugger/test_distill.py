@@ -5,12 +5,11 @@ import re
 from pathlib import Path
 
 from debugger.distill import distill
-from manifests.judgement import judge_by_rule
-from manifests.noise import NoiseModel, TaskCounts
 from manifests.record import ChangeRecord
 from manifests.schema import ChangeManifestEntry, Prediction
 from manifests.scores import Scoreboard
 from tests.debugger.conftest import RUN, output, shell
+from tests.manifests.builders import judge
 
 FAIL_TAIL = """============ FAILURES ============
     def test_add():
@@ -55,6 +54,19 @@ def test_overview_numbers(traces, tmp_path: Path) -> None:
     assert "1 rollouts in 1 tasks: `E       assert 4 == 5`" in text
     # changed tasks come before the stably passing one
     assert text.index("[gamma]") < text.index("[beta]") and text.index("[alpha]") < text.index("[beta]")
+
+
+def test_a_changes_trial_rollouts_stay_out_of_the_evidence(traces, tmp_path: Path) -> None:
+    """A trial runs other trees (the base and base + one change): its rollouts are neither the
+    iteration's numbers nor rollout files the evolve agent reads as the head's."""
+    build(traces)
+    for a in range(4):
+        traces.rollout("gamma", a, "pass", iteration=2, trial_change="c9", trial_arm="change")
+        traces.rollout("beta", a, "fail", iteration=2, trial_change="c9", trial_arm="base")
+    index = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set())
+    text = index.overview.read_text()
+    assert "pass@1 **50%** over 3 tasks" in text and "(6 rollouts)" in text
+    assert not any("trial" in name for name in index.rollouts)
 
 
 def test_links_resolve(traces, tmp_path: Path) -> None:
@@ -121,16 +133,15 @@ def test_scoreboard_rendered(traces, tmp_path: Path) -> None:
         root_cause="no tests run", targeted_fix="ask for tests", expected_delta=10,
         predicted_fixes=[Prediction(task_id="alpha", probability=0.9),
                          Prediction(task_id="beta", probability=0.7)])
-    before = {t: TaskCounts(passes=p, total=2) for t, p in (("alpha", 0), ("beta", 0), ("gamma", 2))}
-    after = {t: TaskCounts(passes=p, total=2) for t, p in (("alpha", 2), ("beta", 0), ("gamma", 0))}
-    [judgement] = judge_by_rule([change], before, after, NoiseModel(), run_id=RUN, iteration=2,
-                                before_iteration=1)
+    # Its trial: alpha passes only with the change, beta never, and the stable gamma breaks.
+    judgement = judge(change, "alpha=0/2 beta=0/2 gamma=2/2", base={"alpha": "0", "beta": "0"},
+                      change={"alpha": "1", "beta": "0", "gamma": "0"}, iteration=1, run_id=RUN)
     board = Scoreboard.of([ChangeRecord(iteration=1, entry=change, judgement=judgement)])
     text = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set(),
                    scoreboard=board.to_markdown()).overview.read_text()
     # alpha fixed as predicted, beta not, gamma regressed unpredicted: Brier (.01 + .49) / 2
-    assert "| run | 50.0% | 100.0% | n/a | 0.0% | 0.250 |" in text
-    assert "| 1 | c1 | system_prompt | mixed | revert | alpha, beta | alpha | gamma |" in text
+    assert "| run | 1 | 0 | 50.0% | n/a | 0.0% | 0.250 |" in text
+    assert "| 1 | c1 | system_prompt | regression | revert | alpha, beta | alpha | gamma |" in text
 
 
 def test_no_scoreboard_before_a_judgement(traces, tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def test_a_folder_without_suite_toml_gets_a_stated_hash_split_kept_in_run_yaml(t
     split = hash_split(ids)
     assert config["split"] == split.model_dump() and len(split.heldout) == 2  # a quarter of 8
     said = " ".join(capsys.readouterr().out.split())
-    assert f"held out 2 of 8 tasks" in said and ", ".join(split.heldout) in said
+    assert "held out 2 of 8 tasks" in said and ", ".join(split.heldout) in said
     assert "sha256" in said and "run.yaml" in said
     with open_run(tmp_path / "run") as run:  # a reopened run keeps the split
         assert run.heldout_ids == split.heldout and run.train_ids == split.train

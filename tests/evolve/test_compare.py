@@ -8,7 +8,7 @@ import random
 import pytest
 
 from evolve.compare import bonferroni, compare
-from manifests.noise import TaskCounts
+from manifests.history import TaskCounts
 
 T_3_975 = 3.182446305284263  # Student's t, 3 degrees of freedom, 97.5th percentile
 

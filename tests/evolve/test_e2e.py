@@ -82,12 +82,14 @@ def test_b_harmful_edit_is_reverted_to_the_tree_before_it(tmp_path: Path) -> Non
 
     evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
 
-    assert [(v, d) for v, d, _ in judged(run_dir)] == [("harmful", "revert")]
+    # its predicted fix fails on the change arm and passes on the base arm: not shown
+    assert [(v, d) for v, d, _ in judged(run_dir)] == [("not_shown", "revert")]
     with open_run(run_dir) as run:
         assert run.repo.tree_id() == before
         assert run.repo.log()[0].summary.startswith("Revert")
     rows = status(run_dir)["iterations"]
-    assert [r["pass_rate_train"] for r in rows] == [1.0, 0.0]
+    # judged and reverted in its own iteration: the next evaluation never runs the harmful edit
+    assert [r["pass_rate_train"] for r in rows] == [1.0, 1.0]
     assert rows[0]["reverted"] == 1
 
 
@@ -106,7 +108,7 @@ def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Pat
     assert "no-such-task" in manifest.no_change_reason
     done_phases = phases_of(run_dir)
     assert done_phases[0] == done_phases[1] == list(PHASE_ORDER)
-    assert done_phases[2] == ["EVAL", "INGEST", "ATTRIBUTE", "REVERT", "DISTILL"]
+    assert done_phases[2] == ["EVAL", "INGEST", "DISTILL"]
     assert evolve_calls(run_dir) == 2 * 2  # two sessions of two invalid calls each, no done
 
 
@@ -150,12 +152,12 @@ def test_every_reader_agrees_with_the_loops_verdicts_across_a_run_with_reverts(
     evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
 
     _, ledger = read_run(run_dir)
-    loop = {change: decision for r in ledger.phase_records() if r.phase == Phase.ATTRIBUTE
+    loop = {change: decision for r in ledger.phase_records() if r.phase == Phase.TRIAL
             for change, decision in r.result.decisions.items()}  # what the loop decided
     assert sorted(loop.values()) == ["keep", "revert", "revert"]
     shown = json.loads(CliRunner().invoke(app, ["manifest", "show", str(run_dir), "--json"]).output)
     assert {d["change"]["id"]: d["decision"] for d in shown} == loop
-    assert {d["change"]["id"]: d["judgement"]["decision"] for d in shown} == loop
+    assert {d["change"]["id"]: d["judgement"]["verdict"]["decision"] for d in shown} == loop
     report = collect(run_dir)
     assert {r.change_id: r.decision for r in report.changes} == loop
     assert report.scores == ledger.scoreboard().iterations
@@ -169,9 +171,13 @@ def test_every_reader_agrees_with_the_loops_verdicts_across_a_run_with_reverts(
         indexed = dict(store.con.execute("SELECT change_id, decision FROM verdicts").fetchall())
         reverted = {c for (c,) in store.con.execute("SELECT change_id FROM reverts").fetchall()}
     assert indexed == loop and reverted == {c for c, d in loop.items() if d == "revert"}
-    # overview.md shows real scores once a change has been judged
+    # overview.md shows real scores once a change has been judged: one change, kept, and the
+    # rollouts its trial spent
     overview = (run_dir / "iterations/it001/evidence/overview.md").read_text()
-    assert "| run | 100.0% | 100.0% |" in overview and NOTHING_JUDGED not in overview
+    kept = next(r for r in board.rows if r.decision == "keep")
+    assert kept.iteration == 0 and kept.rollouts > 0 and NOTHING_JUDGED not in overview
+    assert f"| run | 1 | 1 | n/a | n/a | n/a | n/a | +50.0 | +100.0 | {kept.rollouts} | 2 |" \
+        in overview
 
 
 def test_the_analyst_adds_root_causes_when_the_run_asks_for_it(tmp_path: Path) -> None:

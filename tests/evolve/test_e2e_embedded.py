@@ -1,6 +1,7 @@
 """End to end with the real embedded model (0.5B, code agent and evolve agent) on one easy suite
-task, k=1, one iteration: every phase completes, the manifest (or its recorded "no change") is
-valid and the evidence files exist. What the model achieves is not asserted."""
+task, k=1, one iteration: every phase completes (a change's trial included), the manifest (or its
+recorded "no change") is valid and the evidence files exist. What the model achieves is not
+asserted."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,15 +10,17 @@ import pytest
 import yaml
 
 from evolve.agent import session
-from evolve.config import RunConfig, StopRules
+from evolve.config import ExamConfig, RunConfig, StopRules
 from evolve.ledger import EVALUATE, PHASE_ORDER, Phase
 from evolve.loop import evolve
 from evolve.run import init_run, open_run
+from manifests.design import TrialDesign
 
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 TASKS = ["count-lines"]
 # The work is bounded by steps and tokens, never by a clock: two rollouts of at most 2 steps x 128
-# tokens and one evolve session of 2 steps x 384 tokens (room for a change with its manifest);
+# tokens, one evolve session of 2 steps x 384 tokens (room for a change with its manifest) and
+# at most two trial rollouts (ONE_PAIR);
 # each step may take one free retry after an unusable reply (agent/loop.py), so at most 2,560
 # generated tokens. With two tasks, at a load average of 5 on 2 cores, this took 350 s (a rollout
 # about 100 s); with one task at a load average of 5-6 it took 554 s, of which the evolve session
@@ -25,6 +28,9 @@ TASKS = ["count-lines"]
 # so loaded a machine, which is why it must not grow.
 CODE_AGENT = {"max_steps": 2, "max_output_tokens": 128}
 EVOLVE_AGENT = {"max_output_tokens": 384}
+# A change's trial at its smallest: one pair of probe rollouts (one on the base, one with the
+# change), which cannot show a gain at alpha 0.05, so the change is reverted without a screen.
+ONE_PAIR = TrialDesign(max_rollouts=2, batch_rollouts=2)
 
 
 def _bound_the_code_agent(run_dir: Path) -> None:
@@ -47,8 +53,8 @@ def test_an_iteration_on_the_embedded_model(tmp_path: Path, monkeypatch) -> None
     # still finish its model call, which the process then waits for at exit).
     config = RunConfig(run_id="embedded", tasks=SUITE, task_ids=TASKS, model="embedded-small",
                        evolve_model="embedded-small", k=1, workers=2, rollout_timeout=300,
-                       calibration=False, extra_rollouts=0, max_changes=1, evolve_max_steps=2,
-                       stop=StopRules(iterations=1))
+                       calibration=False, max_changes=1, evolve_max_steps=2, verdicts=ONE_PAIR,
+                       exam=ExamConfig(on_stop=False), stop=StopRules(iterations=1))
     run_dir = init_run(tmp_path / "run", config).root
     _bound_the_code_agent(run_dir)
 
@@ -63,9 +69,12 @@ def test_an_iteration_on_the_embedded_model(tmp_path: Path, monkeypatch) -> None
         assert run.ledger.phases_done(1) == set(EVALUATE)
         evolved = run.ledger.phase(0, Phase.EVOLVE).result
         with run.ledger.reading() as store:
-            rollouts, most_steps = store.con.execute(
-                "SELECT count(*), max(steps) FROM rollouts").fetchone()
+            rollouts, trial_rollouts, most_steps = store.con.execute(
+                "SELECT count(*) FILTER (rollout_id NOT LIKE '%-trial-%'), "
+                "count(*) FILTER (rollout_id LIKE '%-trial-%'), max(steps) FROM rollouts"
+            ).fetchone()
     assert rollouts == 2 * len(TASKS)
+    assert trial_rollouts == (2 if manifest.changes else 0)
     assert most_steps <= CODE_AGENT["max_steps"] and evolved.steps <= config.evolve_max_steps
     for iteration in (0, 1):
         evidence = run.paths.evidence(iteration)

@@ -57,8 +57,11 @@ def test_a_kept_change_is_filed_offered_applied_on_another_suite_and_its_revert_
     [kept] = entry.trials
     assert (kept.decision, kept.applied, kept.suite) == ("keep", False, "suite-one")
     numbers = kept.numbers
-    assert numbers.effect == 1.0 and numbers.rollouts == 4 and numbers.verdict == "effective"
-    # Two predicted tasks at k = 1: an interval exists, and is as wide as one degree of freedom says.
+    # The trial's own figures: every one of its pairs a win (3 per predicted task, 12 rollouts),
+    # its sequential p-value within alpha.
+    assert numbers.effect == 1.0 and numbers.rollouts == 12 and numbers.verdict == "effective"
+    assert numbers.method == "paired-trial" and numbers.p_value <= 0.05
+    # Two predicted tasks: an interval exists, and is as wide as one degree of freedom says.
     assert (numbers.lo, numbers.hi, numbers.confidence) == (-1.0, 1.0, 0.95)
     assert HELPFUL_RULE in Library(library).diff(entry.id)
 

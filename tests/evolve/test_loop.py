@@ -5,11 +5,9 @@ playing both agents."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from evolve import phases
 from evolve.config import RunConfig, StopRules, load_config, save_config
@@ -164,40 +162,3 @@ def evolve_tokens(run_dir: Path) -> int:
     traces = (run_dir / "iterations").glob("it*/evolve_trace.json")
     return sum(e["tokens_in"] + e["tokens_out"] for t in traces
                for e in json.loads(t.read_text()))
-
-
-def test_a_fix_on_the_threshold_gets_extra_rollouts_that_decide_its_verdict(
-        tmp_path: Path, path_without_bwrap: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """k=2: after the change write-alpha passes one rollout of two, exactly on the threshold, so
-    ATTRIBUTE runs run.yaml's two extra rollouts of that task alone and judges on all four. The
-    task's RUN line passes only for the first rollout ever to run it: it takes a lock on the host,
-    which every rollout sees because they run unsandboxed (--unsafe-no-sandbox, no bwrap on PATH).
-    So both extras fail: 1/4 is no fix, and the change that 1/2 alone would have kept is reverted."""
-    monkeypatch.setenv("PATH", path_without_bwrap)
-    suite = Path(shutil.copytree(SUITE, tmp_path / "suite"))
-    instruction = suite / "write-alpha" / "instruction.md"
-    instruction.write_text(instruction.read_text().replace(
-        "RUN: echo", f"RUN: mkdir {tmp_path / 'first'} && echo"))
-    model = agents(tmp_path / "s.yaml", [change(HELPFUL_RULE, ["write-alpha"]), done()],
-                   solves_with=[HELPFUL_RULE])
-    config = RunConfig(run_id="borderline", tasks=suite, task_ids=["write-alpha"], model=model,
-                       k=2, workers=2, rollout_timeout=60, calibration=False, extra_rollouts=2,
-                       unsafe_no_sandbox=True, stop=StopRules(iterations=1))
-    run_dir = init_run(tmp_path / "run", config).root
-
-    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
-
-    _, ledger = read_run(run_dir)
-    with ledger.reading() as store:
-        attempts = store.con.execute(
-            "SELECT rollout_id, outcome FROM rollouts WHERE iteration = 1 ORDER BY rollout_id"
-        ).fetchall()
-    assert [r for r, _ in attempts] == [f"it001-write-alpha-a0{n}" for n in range(4)]
-    assert sorted(o for _, o in attempts[:2]) == ["fail", "pass"]  # on the threshold
-    assert [o for _, o in attempts[2:]] == ["fail", "fail"]  # the extras
-    assert ledger.phase(1, Phase.ATTRIBUTE).result.borderline == ["write-alpha"]
-    [judgement] = ledger.judgements().values()
-    [alpha] = [t for t in judgement.tasks if t.task_id == "write-alpha"]
-    assert (str(alpha.before), str(alpha.after)) == ("0/2", "1/4")
-    assert judgement.rollouts_spent == 2
-    assert (judgement.verdict, judgement.decision) == ("ineffective", "revert")

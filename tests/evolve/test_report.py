@@ -35,14 +35,15 @@ def test_full_run_data_matches_the_recording(runs):
     summary = data.summary()
     assert (summary["kept"], summary["reverted"], summary["pending"]) == (1, 3, 1)
     assert summary["placebos"] == {"n": 1, "kept": 0}
-    assert summary["best"] == {"rate": pytest.approx(5 / 6), "iteration": 1}
+    assert summary["best"] == {"rate": 1.0, "iteration": 2}
     heat = {row.task_id: (row.split, row.rates) for row in data.heat}
     assert heat["delta"] == ("heldout", [0.0, 0.5, 1.0])
     assert [row.task_id for row in data.heat] == ["alpha", "beta", "gamma", "delta"]
-    assert data.verdict_counts() == {1: {"effective": 1, "ineffective": 1},
-                                     2: {"ineffective": 1, "harmful": 1}}
-    assert data.revert_share(1) == 0.5 and data.revert_share(2) == 1.0
-    assert data.scores[1].fix_precision == 1.0 and data.scores[2].reg_precision == 1.0
+    assert data.verdict_counts() == {0: {"effective": 1, "not_shown": 1},
+                                     1: {"not_shown": 1, "regression": 1}}
+    assert data.revert_share(0) == 0.5 and data.revert_share(1) == 1.0
+    # c0-prompt's alpha fixed, c0-memory's gamma showed no gain; c1-tool's beta fell as predicted
+    assert data.scores[0].fix_precision == 0.5 and data.scores[1].reg_precision == 1.0
 
 
 def test_change_rows_carry_prediction_outcome_and_diff(runs):
@@ -50,7 +51,7 @@ def test_change_rows_carry_prediction_outcome_and_diff(runs):
     assert list(rows) == list(CHANGES)
     tool = rows["c1-tool"]
     assert tool.prediction == "fix gamma p=0.60; regress beta p=0.20"
-    assert (tool.verdict, tool.decision, tool.regressions) == ("harmful", "revert", ["beta"])
+    assert (tool.verdict, tool.decision, tool.regressions) == ("regression", "revert", ["beta"])
     assert tool.revert_commit and "+description: c1-tool recorded edit." in tool.diff
     # placebo is evolve/placebo.py's label of the fixture's commits: only the harness.yaml comment
     assert [r.change_id for r in rows.values() if r.placebo] == ["c1-placebo"]
@@ -107,7 +108,7 @@ def test_diff_command_shows_change_prediction_and_verdict(runs):
     rows = {row.change_id: row for row in collect(runs["full"]).changes}
     result = runner.invoke(app, ["diff", str(runs["full"]), rows["c1-tool"].commit[:8]])
     assert result.exit_code == 0, result.output
-    for text in ("fix gamma p=0.60", "harmful -> revert",
+    for text in ("fix gamma p=0.60", "regression -> revert",
                  "+description: c1-tool recorded edit."):
         assert text in result.output
     shown = runner.invoke(app, ["diff", str(runs["full"]), "c0-prompt", "--json"])

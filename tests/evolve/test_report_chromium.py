@@ -9,7 +9,6 @@ from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
 
 from evolve.report.build import write_report
 from evolve.report.data import collect

@@ -60,7 +60,10 @@ def test_status_counts_decisions_as_the_loop_recorded_them(run_dir):
     assert data["live"] is False and data["running"] is None
     assert [row["kept"] for row in data["iterations"]] == [1, 0, 0]
     assert [row["reverted"] for row in data["iterations"]] == [1, 2, 0]
-    assert (data["current_iteration"], data["next_phase"]) == (3, "EVAL")
+    assert (data["current_iteration"], data["next_phase"]) == (2, "TRIAL")
+    # the trials' rollouts are counted apart from the evaluations'
+    assert [row["rollouts"] for row in data["iterations"]] == [16, 8, 8]
+    assert data["iterations"][0]["trial_rollouts"] > 0 and data["iterations"][2]["trial_rollouts"] == 0
 
 
 def test_status_waits_out_a_write_and_says_who_runs_the_run(run_dir):

@@ -69,13 +69,13 @@ def solver_script(path: Path, *evolve_replies: dict[str, Any]) -> str:
 def make_run(tmp_path: Path, host: str | None = None, name: str = "run",
              model: str = "ollama:scripted", **config: Any) -> Path:
     """`evoharness init` on the fixture suite, then run.yaml tuned for fast fault tests
-    (k=1, no calibration, extra rollouts or final exam) plus `config` overrides. The exam would
-    run the held-out sum-numbers, the task most faults hit, four more times after the loop."""
+    (k=1, no calibration or final exam) plus `config` overrides. The exam would run the held-out
+    sum-numbers, the task most faults hit, four more times after the loop."""
     run_dir = tmp_path / name
     made = evoharness("init", run_dir, "--tasks", FIXTURE_TASKS, "--model", model,
                       "-k", "1", "--iterations", "0", host=host)
     assert made.returncode == 0, made.stderr
-    edit_config(run_dir, calibration=False, extra_rollouts=0, exam={"on_stop": False}, **config)
+    edit_config(run_dir, calibration=False, exam={"on_stop": False}, **config)
     return run_dir
 
 

@@ -1,6 +1,7 @@
 """Process faults: `evoharness evolve` over several iterations, SIGKILLed at seeded points (and,
-forced, during INGEST and during a revert), resumed after each kill until it completes; nothing is
-duplicated, torn or lost: the run's files, the store, manifests, revert commits and git agree.
+forced, during INGEST, inside a change's TRIAL and during a revert), resumed after each kill until
+it completes; nothing is duplicated, torn or lost: the run's files, the store, manifests, trial
+verdicts, revert commits and git agree, and the verdicts replay from the rebuilt store.
 
 Every kill point is a state of the run's files (its progress), never a time, so the test does the
 same on a fast or a loaded machine. The store is opened (and read whole) after every kill; a store
@@ -23,7 +24,8 @@ import pytest
 from evolve.cli import main
 from evolve.config import RunConfig, StopRules
 from evolve.ledger import EVALUATE, PHASE_ORDER, RunPaths
-from evolve.run import init_run, read_run
+from evolve.run import init_run, open_run, read_run
+from evolve.trials import outcomes, stored_rollouts, trial_of
 from tests.fixtures.e2e_agents import (
     HARMFUL_RULE, HELPFUL_RULE, NOTHING_JUDGED, change, done, evolve_rule, solve_rule, write_script,
 )
@@ -54,11 +56,16 @@ def agents_script(path: Path) -> str:
 
 
 def progress(run_dir: Path) -> int:
-    """Steps the run has made and kept: rollout files, phase records, manifests, judgements and
-    reverts only ever appear (a resume never removes one)."""
-    patterns = ("iterations/*/rollouts/*.json", "ledger/phases/*.json", "manifests/*.json",
+    """Steps the run has made and kept: rollout files (evaluations' and trials'), phase records,
+    manifests, trial setups, judgements and reverts only ever appear (a resume never removes one)."""
+    patterns = ("iterations/*/rollouts/*.json", "iterations/*/trials/*.json",
+                "ledger/phases/*.json", "manifests/*.json", "ledger/trials/*.json",
                 "ledger/judgements/*.json", "ledger/reverts/*.json")
     return sum(len(list(run_dir.glob(p))) for p in patterns)
+
+
+def trial_files(run_dir: Path) -> int:
+    return len(list(run_dir.glob("iterations/*/trials/*.json")))
 
 
 def position(run_dir: Path) -> tuple[int, str]:
@@ -133,16 +140,23 @@ class KillRun:
 
     def next_kill(self) -> bool:
         """Pick a kill point for the state the run is in: a forced INGEST kill (seeded coin) while
-        one is in reach and none was hit yet; a forced REVERT kill once the run is at a revert (or,
-        after REVERT_FROM kills, running on to the next revert); else, by a seeded coin, during
-        start-up or after one or two more steps of progress."""
+        one is in reach and none was hit yet; a forced TRIAL kill (seeded coin) once the run is
+        about to judge a change, after one or three of the trial's rollout files; a forced REVERT
+        kill once the run is at a revert (or, after REVERT_FROM kills, running on to the next
+        revert); else, by a seeded coin, during start-up or after one or two more steps of
+        progress."""
         iteration, phase = position(self.run_dir)
         hit = {trigger for trigger, _, _ in self.kills}
-        at_revert = iteration >= 2 and phase in [p.value for p in EVALUATE[:4]]
+        at_revert = iteration >= 1 and phase in ("TRIAL", "REVERT")
         if "revert" not in hit and (at_revert or len(self.kills) >= REVERT_FROM):
             return self.kill_once("revert", self._revert_trigger(mid_revert_possible=at_revert))
         if "ingest" not in hit and phase == "EVAL" and self.rng.random() < 0.5:
             return self.kill_once("ingest", self._ingest_trigger(iteration))
+        if ("trial" not in hit and phase in ("EVOLVE", "COMMIT", "TRIAL")
+                and self.rng.random() < 0.5):
+            steps, start = self.rng.choice((1, 3)), trial_files(self.run_dir)
+            return self.kill_once(
+                "trial", lambda _: lambda: trial_files(self.run_dir) >= start + steps)
         if self.rng.random() < 0.25:
             return self.kill_once("startup", self._started)
         steps = self.rng.choice((1, 2))
@@ -187,7 +201,7 @@ class KillRun:
 @pytest.mark.slow
 def test_sigkill_at_seeded_points_then_resume_completes_consistently(tmp_path: Path) -> None:
     config = RunConfig(run_id="kills", tasks=SUITE, model=agents_script(tmp_path / "agents.yaml"),
-                       k=K, workers=2, rollout_timeout=60, extra_rollouts=0,
+                       k=K, workers=2, rollout_timeout=60,
                        stop=StopRules(iterations=ITERATIONS))
     run_dir = init_run(tmp_path / "run", config).root
     runner = KillRun(run_dir, random.Random(SEED))
@@ -202,7 +216,8 @@ def test_sigkill_at_seeded_points_then_resume_completes_consistently(tmp_path: P
           f"{runner.damaged} left a damaged store: {runner.kills}")
     assert len(runner.kills) >= 20, runner.kills
     assert any(t == "ingest" and p == "INGEST" for t, _, p in runner.kills), runner.kills
-    assert any(t == "revert" and i >= 2 for t, i, _ in runner.kills), runner.kills
+    assert any(t == "trial" and p == "TRIAL" for t, _, p in runner.kills), runner.kills
+    assert any(t == "revert" and i >= 1 for t, i, _ in runner.kills), runner.kills
     assert_consistent(run_dir)
 
 
@@ -229,7 +244,8 @@ def assert_consistent(run_dir: Path) -> None:
     assert {(r.iteration, r.phase.value) for r in ledger.phase_records()} == set(phases)
     assert len(ids) == len(set(ids))
     assert torn == [] and orphans == 0, torn
-    files = [p.stem for p in run_dir.glob("iterations/*/rollouts/*.json")]
+    files = [p.stem for p in [*run_dir.glob("iterations/*/rollouts/*.json"),
+                              *run_dir.glob("iterations/*/trials/*.json")]]
     assert sorted(files) == sorted(ids)
 
     records = ledger.changes()
@@ -245,8 +261,14 @@ def assert_consistent(run_dir: Path) -> None:
             assert trailers["Reverts-Commit"] == [repo.commit(r.entry.commit).hexsha]
     assert repo.git.fsck("--strict", "--no-dangling") == ""
     assert not repo.is_dirty(untracked_files=True)
-    # The store is exactly an index of the run's files: rebuilding it changes no table.
+    # The store is exactly an index of the run's files: rebuilding it changes no table, and
+    # every stored verdict is what its trial decides on the rollouts the rebuilt store holds.
     before = tables(ledger.paths.db)
     with pytest.raises(SystemExit) as exit_info:
         main(["traces", "rebuild", str(run_dir)])
     assert exit_info.value.code == 0 and tables(ledger.paths.db) == before
+    with open_run(run_dir) as run:
+        for r in records:
+            stored = stored_rollouts(run, r.iteration)
+            replayed = trial_of(r.entry, r.judgement.setup).step(outcomes(stored[r.id]))
+            assert replayed.verdict == r.judgement.verdict, r.id

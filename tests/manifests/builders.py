@@ -1,12 +1,16 @@
-"""Hand-built manifests, counts and noise for the manifests tests."""
+"""Hand-built manifests, counts and trial judgements for the manifests tests."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 import duckdb
 
-from manifests.noise import NoiseModel, TaskCounts
+from manifests.design import TrialDesign
+from manifests.history import TaskCounts, TreeHistory
+from manifests.judgement import Applied, Judgement, TrialSetup
+from manifests.probe import ProbeOutcomes
 from manifests.schema import ChangeManifestEntry, IterationManifest, Prediction
+from manifests.trial import Trial
 from traces.schema import DDL
 
 
@@ -39,12 +43,27 @@ def counts(spec: str) -> dict[str, TaskCounts]:
     return out
 
 
-def noise(tasks: str = "", flips: str = "", comparisons: int = 1) -> NoiseModel:
-    """Every task in `tasks` compared `comparisons` times; those in `flips` flipped once."""
-    flipped = set(flips.split())
-    names = set(tasks.split()) | flipped
-    return NoiseModel(comparisons={t: comparisons for t in names},
-                      flips={t: int(t in flipped) for t in names})
+def judge(entry: ChangeManifestEntry, history: str, base: dict[str, str] | None = None,
+          change: dict[str, str] | None = None, *, iteration: int = 0, run_id: str = "run1",
+          applied: Applied = "alone", placebo: bool = False,
+          design: TrialDesign = TrialDesign()) -> Judgement:
+    """The real trial of `entry` on the base tree's `history` ('a=0/2 b=2/2'), every rollout it
+    asks for drawn from a pattern per arm and task ('01' = fail, pass, fail, pass, ...; a task
+    with no pattern always passes), stepped until it decides; stored as the loop stores it."""
+    tree = TreeHistory(tree="tree-base", counts=counts(history))
+    trial = Trial(entry, tree, design)
+    patterns = {"base": base or {}, "change": change or {}}
+    drawn: dict[str, dict[str, list[bool]]] = {"base": {}, "change": {}}
+    while (step := trial.step(ProbeOutcomes(**drawn))).verdict is None:
+        for request in step.requests:
+            got = drawn[request.arm].setdefault(request.task_id, [])
+            pattern = patterns[request.arm].get(request.task_id, "1")
+            got += [pattern[(len(got) + i) % len(pattern)] == "1" for i in range(request.count)]
+    setup = TrialSetup(change_id=entry.id, run_id=run_id, iteration=iteration, applied=applied,
+                       base_commit="b" * 40, base_tree="tree-base", change_commit="c" * 40,
+                       change_tree="tree-change", history=tree, candidates=tree, design=design,
+                       placebo=placebo)
+    return Judgement(setup=setup, verdict=step.verdict)
 
 
 def db(path) -> duckdb.DuckDBPyConnection:

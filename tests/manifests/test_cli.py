@@ -9,10 +9,9 @@ from typer.testing import CliRunner
 from evolve.cli import app
 from evolve.config import RunConfig
 from evolve.run import init_run, open_run
-from manifests.judgement import judge_by_rule
 from workspace.repo import HarnessRepo
 
-from .builders import change, counts, manifest, noise
+from .builders import change, judge, manifest
 from .test_revert import edit
 
 runner = CliRunner()
@@ -27,9 +26,9 @@ def make_run(tmp_path):
         b = edit(run.repo, "B", "g.txt", 1, "B")
         m = manifest(1, a, b)
         run.ledger.preregister(m)
-        run.ledger.record_judgements(judge_by_rule(
-            m.changes, counts("t1=0/2 t2=2/2"), counts("t1=1/2 t2=2/2"), noise(), run_id="run1",
-            iteration=2, before_iteration=1))
+        run.ledger.record_judgements([
+            judge(a, "t1=0/2 t2=2/2", base={"t1": "0"}, change={"t1": "1"}, iteration=1),
+            judge(b, "t1=0/2 t2=2/2", iteration=1)])
     return run_dir, HarnessRepo(run_dir / "workspace"), a, b
 
 
@@ -38,13 +37,18 @@ def test_manifest_show_prints_prediction_against_outcome(tmp_path):
     result = runner.invoke(app, ["manifest", "show", str(run), "A"])
     assert result.exit_code == 0, result.output
     assert "effective -> keep" in result.output
-    assert "fix p=0.70" in result.output and "1/2" in result.output and "borderline" in result.output
+    assert "trial: alone on the base" in result.output
     data = json.loads(runner.invoke(app, ["manifest", "show", str(run), "1", "--json"]).output)
     assert [d["change"]["id"] for d in data] == ["A", "B"]
-    assert data[1]["decision"] == "revert" and data[1]["judgement"]["method"] == "threshold-rule"
-    assert data[0]["judgement"]["tasks"][0] == {
-        "task_id": "t1", "before": {"passes": 0, "total": 2}, "after": {"passes": 1, "total": 2},
-        "cls": "fixed", "predicted": "fix", "probability": 0.7, "borderline": True}
+    verdict = data[0]["judgement"]["verdict"]
+    pairs = verdict["rollouts"]["base"]  # every pair a win: base 0/n, change n/n
+    assert "fix p=0.70" in result.output and f"0/{pairs}" in result.output
+    assert f"{pairs}/{pairs}" in result.output and "fixed" in result.output
+    assert {k: verdict["tasks"][0][k] for k in ("task_id", "role", "predicted", "probability",
+                                                "history", "base", "change", "result")} == {
+        "task_id": "t1", "role": "probe", "predicted": "fix", "probability": 0.7,
+        "history": "0/2", "base": f"0/{pairs}", "change": f"{pairs}/{pairs}", "result": "fixed"}
+    assert (data[1]["decision"], data[1]["verdict"]) == ("revert", "untestable")  # predicts nothing
 
 
 def test_log_shows_verdicts_and_rollback_records_a_manual_revert(tmp_path):

@@ -5,7 +5,7 @@ import pytest
 from pydantic import ValidationError
 
 from manifests.history import TreeHistory, beta_quantile
-from manifests.noise import TaskCounts
+from manifests.history import TaskCounts
 
 
 def _history(**counts: str) -> TreeHistory:

@@ -1,56 +1,73 @@
-"""Scores read from stored judgements against hand-computed values and, on random predictions,
-against their definitions written out independently; and the one scoreboard's markdown."""
+"""Scores read from stored trial judgements against hand-computed values, their bounds, and the
+one scoreboard's markdown."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from manifests.attribution import attribute
-from manifests.judgement import judge_by_rule
-from manifests.noise import TaskCounts
-from manifests.design import TrialDesign
 from manifests.record import ChangeRecord
 from manifests.revert import RevertRecord
-from manifests.scores import NOTHING_JUDGED, Scoreboard, Scores, score, scores_from_verdicts
-from manifests.verdict import TaskEvidence, TrialVerdict
+from manifests.scores import NOTHING_JUDGED, Scoreboard, Scores, score
 
-from .builders import change, counts, noise
+from .builders import change, judge
 
-A = change("A", fixes={"a": 0.8, "b": 0.4}, regs={"c": 0.2}, delta=10.0)
-B = change("B", fixes={"d": 0.5}, regs={"e": 0.3}, delta=-2.5)
-BEFORE = counts("a=0/2 b=0/2 c=2/2 d=0/2 e=2/2 f=0/2 g=2/2")
-AFTER = counts("a=2/2 b=0/2 c=2/2 d=2/2 e=0/2 f=1/2 g=1/2")
-NOISE = noise("a b c d e f g", flips="d")
+HISTORY = "a=0/2 b=0/2 c=0/2 s=2/2 u=2/2"
 
 
-def judged(changes, before, after, nm, iteration=1) -> list[ChangeRecord]:
-    """The changes made in `iteration - 1`, judged by the rule in `iteration`, as stored."""
-    judgements = judge_by_rule(changes, before, after, nm, run_id="run1", iteration=iteration,
-                               before_iteration=iteration - 1)
-    return [ChangeRecord(iteration=iteration - 1, entry=c, judgement=j)
-            for c, j in zip(changes, judgements)]
+def record(entry, base=None, changed=None, iteration=0, **kw) -> ChangeRecord:
+    """`entry` made and judged in `iteration` by its real trial (see builders.judge)."""
+    return ChangeRecord(iteration=iteration, entry=entry, judgement=judge(
+        entry, HISTORY, base, changed, iteration=iteration, **kw))
+
+
+# A fixes a (kept; predicted regression on s did not happen); B fixes b but breaks u, which it
+# predicted; C is a placebo on c (both arms always fail).
+A = change("A", fixes={"a": 0.8}, regs={"s": 0.3}, delta=10.0)
+B = change("B", fixes={"b": 0.6}, regs={"u": 0.7}, delta=5.0)
+C = change("C", fixes={"c": 0.5}, delta=-2.5)
+
+
+def three() -> list[ChangeRecord]:
+    return [record(A, {"a": "0"}, {"a": "1"}),
+            record(B, {"b": "0"}, {"b": "1", "u": "0"}),
+            record(C, {"c": "0"}, {"c": "0"})]
 
 
 def test_iteration_scores_match_hand_computation():
-    s = score(judged([A, B], BEFORE, AFTER, NOISE))
-    # fixes: a confirmed, b missed, d unstable (unjudged); observed fixes a and f (f unpredicted)
-    assert (s.fix_precision, s.fix_recall) == (0.5, 0.5)
-    # regressions: e confirmed, c missed; observed e and g (g unpredicted)
-    assert (s.reg_precision, s.reg_recall) == (0.5, 0.5)
-    # Brier over a .8->1, b .4->0, c .2->0, e .3->1: (.04 + .16 + .04 + .49) / 4
-    assert s.brier == pytest.approx(0.1825)
-    assert s.unjudged == 1
-    assert s.expected_delta == 7.5
-    # pass rates: before 3/7 tasks' worth (c, e, g = 1.0), after a, c, d = 1.0 plus f, g = 0.5
-    assert s.observed_delta == pytest.approx(100 * (4 / 7 - 3 / 7))
+    a, b, c = three()
+    assert [r.decision for r in (a, b, c)] == ["keep", "revert", "revert"]
+    s = score([a, b, c])
+    assert (s.changes, s.kept, s.keep_rate) == (3, 1, 1 / 3)
+    # fixes: a and b confirmed on their own pairs, c showed no gain (0 wins, 0 losses)
+    assert (s.fix_predicted, s.fix_confirmed, s.fix_precision) == (3, 2, 2 / 3)
+    # regressions: s held (A's claim missed), u fell (B's claim hit); observed u only, predicted
+    assert (s.reg_precision, s.reg_recall) == (0.5, 1.0)
+    # Brier over a .8->1, b .6->1, c .5->0, s .3->0, u .7->1
+    assert s.brier == pytest.approx((0.04 + 0.16 + 0.25 + 0.09 + 0.09) / 5)
+    assert s.unjudged == 0 and s.expected_delta == 12.5
+    # observed: every pair of a and b a win (+1 each), c none; per 5 train tasks, in points
+    assert s.observed_delta == pytest.approx(100 * 2 / 5)
+    assert s.rollouts == sum(r.judgement.verdict.rollouts.used for r in (a, b, c))
+
+
+def test_a_gain_too_small_to_confirm_alone_is_unjudged_not_a_miss():
+    # Two predicted tasks, each gaining in half its pairs: the change as a whole may pass, but
+    # neither task's own pairs confirm it.
+    two = change("T", fixes={"a": 0.9, "b": 0.9})
+    r = record(two, {"a": "0", "b": "0"}, {"a": "10", "b": "01"})
+    results = {t.task_id: t.result for t in r.judgement.verdict.tasks if t.role == "probe"}
+    assert set(results.values()) <= {"fixed", "unclear"}
+    s = score([r])
+    assert s.fix_predicted + s.unjudged == 2 and s.fix_confirmed == s.fix_predicted
 
 
 def test_undefined_ratios_are_none_and_shown_as_na():
-    [record] = judged([change("A")], counts("a=0/2"), counts("a=0/2"), noise())
-    s = score([record])
-    assert (s.fix_precision, s.fix_recall, s.reg_precision, s.reg_recall, s.brier) == (None,) * 5
-    assert "| run | n/a | n/a | n/a | n/a | n/a |" in Scoreboard.of([record]).to_markdown()
+    r = record(change("N"), None, None)  # predicts nothing: untestable, nothing to score
+    assert r.judgement.outcome == "untestable"
+    s = score([r])
+    assert (s.fix_precision, s.reg_precision, s.reg_recall, s.brier) == (None,) * 4
+    assert "| run | 1 | 0 | n/a | n/a | n/a | n/a |" in Scoreboard.of([r]).to_markdown()
 
 
 def test_a_board_without_judged_changes_says_so():
@@ -58,24 +75,25 @@ def test_a_board_without_judged_changes_says_so():
     assert Scoreboard.of([pending]).to_markdown() == NOTHING_JUDGED + "\n"
 
 
-def test_scoreboard_rows_and_cumulative_scores():
-    C = change("C", fixes={"b": 0.9})
-    after2 = {**AFTER, "b": TaskCounts(passes=2, total=2)}
-    board = Scoreboard.of(judged([A, B], BEFORE, AFTER, NOISE) + judged([C], AFTER, after2, NOISE, 2))
-    assert [(r.change_id, r.verdict) for r in board.rows] == [
-        ("A", "mixed"), ("B", "harmful"), ("C", "effective")]
+def test_scoreboard_rows_per_iteration_and_run():
+    later = record(change("D", fixes={"b": 0.9}), {"b": "0"}, {"b": "1"}, iteration=1)
+    board = Scoreboard.of([*three(), later])
+    assert [(r.change_id, r.verdict, r.decision) for r in board.rows] == [
+        ("A", "effective", "keep"), ("B", "regression", "revert"), ("C", "not_shown", "revert"),
+        ("D", "effective", "keep")]
+    assert board.iterations.keys() == {0, 1}
     run = board.cumulative
-    assert (run.fix_confirmed, run.fix_predicted, run.fix_precision) == (2, 3, 2 / 3)
-    assert run.fix_recall == 2 / 3  # a and b recalled of a, f, b
+    assert (run.changes, run.kept, run.fix_confirmed, run.fix_predicted) == (4, 2, 3, 4)
     text = board.to_markdown()
-    assert "| judged in 2 | 100.0% | 100.0% | n/a | n/a | 0.010 |" in text
-    assert "| run | 66.7% | 66.7% |" in text
-    assert "| 1 | C | system_prompt | effective | keep | b | b |  |" in text
-    assert text.index("| 1 | C |") < text.index("| 0 | A |")  # newest first
+    assert "| iteration 1 | 1 | 1 | 100.0% | n/a | n/a | 0.010 |" in text
+    assert "| run | 4 | 2 | 75.0% | 50.0% | 100.0% |" in text
+    rows = {r.change_id: r for r in board.rows}
+    assert f"| 1 | D | system_prompt | effective | keep | b | b |  | {rows['D'].p_value:.3f} |" in text
+    assert text.index("| 1 | D |") < text.index("| 0 | A |")  # newest first
 
 
 def test_a_reverted_change_shows_the_revert_and_keeps_its_scores():
-    [a, b] = judged([A, B], BEFORE, AFTER, NOISE)
+    a, b, _ = three()
     cascaded = RevertRecord(change_id="A", commit="c" * 40, revert_commit="d" * 40,
                             reason="reverted with B because it depends on it", cascaded_from="B")
     by_hand = ChangeRecord(iteration=0, entry=change("H", fixes={"a": 0.5}), revert=RevertRecord(
@@ -83,139 +101,41 @@ def test_a_reverted_change_shows_the_revert_and_keeps_its_scores():
         manual=True))
     board = Scoreboard.of([a.model_copy(update={"revert": cascaded}), b, by_hand])
     rows = {r.change_id: r for r in board.rows}
-    assert (rows["A"].verdict, rows["A"].decision) == ("mixed", "revert")
+    assert (rows["A"].verdict, rows["A"].decision) == ("effective", "revert")
     assert rows["A"].reason.startswith("reverted with B") and rows["A"].scores is not None
     assert (rows["H"].verdict, rows["H"].decision, rows["H"].scores) == ("manual", "revert", None)
     assert board.cumulative == score([a, b])  # a hand revert judges no prediction
 
 
 def test_many_changes_are_cut_to_the_newest():
-    records = judged([change(f"c{i:02d}", fixes={"a": 0.5}) for i in range(40)],
-                     counts("a=0/2"), counts("a=2/2"), noise())
+    records = [record(change(f"c{i:02d}", fixes={"a": 0.5}), {"a": "0"}, {"a": "0"})
+               for i in range(40)]
     text = Scoreboard.of(records).to_markdown(max_rows=30)
     assert text.count("| 0 | c") == 30 and "+ 10 earlier changes" in text
 
 
-TASKS = [f"t{i}" for i in range(6)]
-ALL_OR_NOTHING = st.sampled_from([0, 3])  # passes of 3: no count sits near a threshold
+PATTERN = st.text(alphabet="01", min_size=1, max_size=4)
+TASKS = ["a", "b", "c", "s", "u"]
 
 
-def expected_scores(before: dict[str, int], after: dict[str, int], unstable: set[str],
-                    fixes: dict[str, float], regs: dict[str, float]) -> dict[str, object]:
-    """The scores written out from their definitions, independently of attribution's classes:
-    with all-or-nothing counts a stable task is fixed exactly when it went 0/3 -> 3/3 and
-    regressed exactly when it went 3/3 -> 0/3; predictions on unstable tasks are not judged."""
-    stable = set(TASKS) - unstable
-    fixed = {t for t in stable if (before[t], after[t]) == (0, 3)}
-    regressed = {t for t in stable if (before[t], after[t]) == (3, 0)}
-    claims = [(p, t in fixed) for t, p in fixes.items() if t in stable]
-    claims += [(p, t in regressed) for t, p in regs.items() if t in stable]
-
-    def ratio(num: int, den: int) -> float | None:
-        return num / den if den else None
-
-    judged_fixes = [t for t in fixes if t in stable]
-    judged_regs = [t for t in regs if t in stable]
-    return {
-        "fix_precision": ratio(len(fixed.intersection(judged_fixes)), len(judged_fixes)),
-        "fix_recall": ratio(len(fixed.intersection(fixes)), len(fixed)),
-        "reg_precision": ratio(len(regressed.intersection(judged_regs)), len(judged_regs)),
-        "reg_recall": ratio(len(regressed.intersection(regs)), len(regressed)),
-        "brier": ratio(sum((p - happened) ** 2 for p, happened in claims), len(claims)),
-        "unjudged": len(fixes) + len(regs) - len(claims),
-        "observed_delta": 100 * sum(after[t] - before[t] for t in TASKS) / 3 / len(TASKS),
-    }
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    before=st.lists(ALL_OR_NOTHING, min_size=6, max_size=6),
-    after=st.lists(ALL_OR_NOTHING, min_size=6, max_size=6),
-    claims=st.lists(st.tuples(st.sampled_from(TASKS), st.sampled_from(["fix", "reg"]),
-                              st.floats(0, 1)), max_size=6, unique_by=lambda c: c[0]),
-    unstable=st.sets(st.sampled_from(TASKS)),
-)
-def test_scores_match_their_definitions_on_random_predictions(before, after, claims, unstable):
-    fixes = {t: p for t, kind, p in claims if kind == "fix"}
-    regs = {t: p for t, kind, p in claims if kind == "reg"}
-    b = {t: TaskCounts(passes=p, total=3) for t, p in zip(TASKS, before)}
-    a = {t: TaskCounts(passes=p, total=3) for t, p in zip(TASKS, after)}
-    s = score(judged([change("A", fixes=fixes, regs=regs)], b, a,
-                     noise(" ".join(TASKS), flips=" ".join(unstable))))
-    want = expected_scores(dict(zip(TASKS, before)), dict(zip(TASKS, after)), unstable, fixes, regs)
-    got = {name: getattr(s, name) for name in want}
-    assert got == pytest.approx(want), (got, want)
-
-
-@given(st.lists(st.floats(0, 1), max_size=4))
-def test_a_change_predicting_only_regressions_or_nothing_is_never_kept(probs):
-    ch = change("A", regs={f"t{i}": p for i, p in enumerate(probs)})
-    before = {t: TaskCounts(passes=0, total=2) for t in TASKS}
-    after = {t: TaskCounts(passes=2, total=2) for t in TASKS}  # everything fixed, by someone
-    [v] = attribute([ch], before, after, noise())
-    assert (v.verdict, v.decision) == ("ineffective", "revert")
+@settings(max_examples=60, deadline=None)
+@given(claims=st.lists(st.tuples(st.sampled_from(TASKS), st.sampled_from(["fix", "reg"]),
+                                 st.floats(0, 1)), max_size=4, unique_by=lambda c: c[0]),
+       base=st.fixed_dictionaries({t: PATTERN for t in TASKS}),
+       changed=st.fixed_dictionaries({t: PATTERN for t in TASKS}))
+def test_scores_stay_in_the_unit_interval_and_a_change_without_fixes_is_never_kept(
+        claims, base, changed):
+    entry = change("P", fixes={t: p for t, k, p in claims if k == "fix"},
+                   regs={t: p for t, k, p in claims if k == "reg"})
+    r = record(entry, base, changed)
+    s = score([r])
+    for value in (s.fix_precision, s.reg_precision, s.reg_recall, s.brier, s.keep_rate):
+        assert value is None or 0.0 <= value <= 1.0
+    if not entry.predicted_fixes:
+        assert (r.verdict, r.decision) == ("untestable", "revert")
 
 
 def test_scores_add_up():
-    one = Scores(fix_predicted=2, fix_confirmed=1, brier_sum=0.5, brier_n=2)
+    one = Scores(fix_predicted=2, fix_confirmed=1, brier_sum=0.5, brier_n=2, changes=1)
     assert one.plus(one).fix_precision == 0.5 and one.plus(one).brier == 0.25
-
-
-def _verdict(cid: str, decision: str, outcome: str, *rows: tuple) -> TrialVerdict:
-    tasks = [TaskEvidence(task_id=t, role=role, predicted=kind, probability=p, history="2/2",
-                          history_mean=0.75, result=result) for t, role, kind, p, result in rows]
-    return TrialVerdict(change_id=cid, base_tree="tree0", decision=decision, outcome=outcome,
-                        reason="hand-made", evalue=1.0, p_value=1.0, tasks=tasks,
-                        design=TrialDesign())
-
-
-def test_scores_from_trial_verdicts_match_hand_computation():
-    verdicts = [
-        _verdict("V1", "keep", "effective", ("a", "probe", "fix", 0.8, "fixed"),
-                 ("b", "screen", "regression", 0.3, "held"), ("c", "screen", None, None, "held")),
-        _verdict("V2", "revert", "regression", ("d", "probe", "fix", 0.6, "fixed"),
-                 ("e", "screen", None, None, "regressed"),
-                 ("f", "screen", "regression", 0.7, "regressed")),
-        _verdict("V3", "revert", "not_shown", ("g", "probe", "fix", 0.5, "not_fixed"),
-                 ("h", "claim", "regression", 0.2, "unjudged")),
-    ]
-    s = scores_from_verdicts(verdicts)
-    assert (s.changes, s.kept, s.keep_rate) == (3, 1, 1 / 3)
-    assert (s.fix_predicted, s.fix_confirmed, s.fix_precision) == (3, 2, 2 / 3)
-    assert s.fix_recall is None  # a trial never runs a change on a fix it did not predict
-    assert (s.reg_predicted, s.reg_confirmed, s.reg_precision) == (2, 1, 0.5)
-    assert (s.regs_observed, s.regs_recalled, s.reg_recall) == (2, 1, 0.5)  # e and f; f predicted
-    # Brier over a .8->1, d .6->1, g .5->0, b .3->0, f .7->1
-    assert s.brier == pytest.approx((0.04 + 0.16 + 0.25 + 0.09 + 0.09) / 5)
-    assert s.unjudged == 1
-    assert scores_from_verdicts([]).keep_rate is None
-
-
-def _verdict(cid: str, decision: str, outcome: str, *rows: tuple) -> TrialVerdict:
-    tasks = [TaskEvidence(task_id=t, role=role, predicted=kind, probability=p, history="2/2",
-                          history_mean=0.75, result=result) for t, role, kind, p, result in rows]
-    return TrialVerdict(change_id=cid, base_tree="tree0", decision=decision, outcome=outcome,
-                        reason="hand-made", evalue=1.0, p_value=1.0, tasks=tasks,
-                        design=TrialDesign())
-
-
-def test_scores_from_trial_verdicts_match_hand_computation():
-    verdicts = [
-        _verdict("V1", "keep", "effective", ("a", "probe", "fix", 0.8, "fixed"),
-                 ("b", "screen", "regression", 0.3, "held"), ("c", "screen", None, None, "held")),
-        _verdict("V2", "revert", "regression", ("d", "probe", "fix", 0.6, "fixed"),
-                 ("e", "screen", None, None, "regressed"),
-                 ("f", "screen", "regression", 0.7, "regressed")),
-        _verdict("V3", "revert", "not_shown", ("g", "probe", "fix", 0.5, "not_fixed"),
-                 ("h", "claim", "regression", 0.2, "unjudged")),
-    ]
-    s = scores_from_verdicts(verdicts)
-    assert (s.changes, s.kept, s.keep_rate) == (3, 1, 1 / 3)
-    assert (s.fix_predicted, s.fix_confirmed, s.fix_precision) == (3, 2, 2 / 3)
-    assert s.fix_recall is None  # a trial never runs a change on a fix it did not predict
-    assert (s.reg_predicted, s.reg_confirmed, s.reg_precision) == (2, 1, 0.5)
-    assert (s.regs_observed, s.regs_recalled, s.reg_recall) == (2, 1, 0.5)  # e and f; f predicted
-    # Brier over a .8->1, d .6->1, g .5->0, b .3->0, f .7->1
-    assert s.brier == pytest.approx((0.04 + 0.16 + 0.25 + 0.09 + 0.09) / 5)
-    assert s.unjudged == 1
-    assert scores_from_verdicts([]).keep_rate is None
+    assert one.plus(one).changes == 2

@@ -5,7 +5,7 @@ import pytest
 
 from manifests.design import TrialDesign
 from manifests.history import TreeHistory
-from manifests.noise import TaskCounts
+from manifests.history import TaskCounts
 from manifests.screen import ScreenTask, plan_screen, screen_state
 from manifests.sequential import calibrated_threshold, mixture_evalue
 

@@ -10,7 +10,7 @@ import pytest
 from evoharness.errors import EvoError
 from manifests.design import TrialDesign
 from manifests.history import TreeHistory
-from manifests.noise import TaskCounts
+from manifests.history import TaskCounts
 from manifests.probe import ProbeOutcomes
 from manifests.trial import RolloutRequest, Trial
 from manifests.verdict import TrialVerdict

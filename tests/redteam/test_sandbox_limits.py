@@ -11,7 +11,6 @@ import socket
 import subprocess
 import threading
 import uuid
-from pathlib import Path
 
 import pytest
 

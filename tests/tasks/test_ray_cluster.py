@@ -1,7 +1,7 @@
 """tasks/ray_executor.py on a real Ray cluster on this machine (a head with no CPU for rollouts and
 a node with 2, each started with `ray start`), in namespaces of its own: the node is killed while
 both rollouts in flight run on it, a third node joins and they run again there; the driver itself
-is SIGKILLed in the next EVAL, and `evoharness evolve --resume` finishes the run
+is SIGKILLed in the change's TRIAL, and `evoharness evolve --resume` finishes the run
 (tests/fixtures/ray_scenarios.py: cluster)."""
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from .conftest import needs_bwrap
 pytestmark = [pytest.mark.slow, needs_bwrap,
               pytest.mark.skipif(not namespaces_available(),
                                  reason="needs root and unshare for a private network")]
-# 3 tasks x k=2, twice for the calibrated baseline, then once more after one evolve iteration.
+# 3 tasks x k=2, twice for the calibrated baseline, then once more after one evolve iteration
+# (the change's trial rollouts come besides).
 EXPECTED = {f"it{it:03d}-write-{task}-a{attempt:02d}"
             for task in ("alpha", "beta", "gamma")
             for it, attempts in ((0, 4), (1, 2)) for attempt in range(attempts)}
@@ -34,13 +35,13 @@ def test_a_lost_node_and_a_killed_driver_lose_no_rollout_and_repeat_none(tmp_pat
     [dead] = set(re.findall(r"again elsewhere: \S+ on node (\S+): ", result["first_driver"]))
     [joined] = result["summary"]["nodes"]  # the node that joined ran every recorded rollout
     assert joined != dead  # the lost node is named, and nothing it ran was recorded
-    # The first driver finished the baseline and was killed with iteration 1's EVAL under way.
+    # The first driver finished the baseline and was killed with the change's trial under way.
     assert len(at_kill) == BASELINE and all(i.startswith("it000-") for i in at_kill)
     assert result["resume_exit"] == 0, result["resume_output"]
     summary = result["summary"]
     ids = [r[0] for r in summary["rollouts"]]
-    extra = {i for i in ids if i not in EXPECTED}  # ATTRIBUTE's targeted re-runs, if any
-    assert set(ids) - extra == EXPECTED and all(i.startswith("it001-") for i in extra)
+    trial = {i for i in ids if i not in EXPECTED}
+    assert set(ids) - trial == EXPECTED and trial and all("-trial-" in i for i in trial)
     assert summary["repeats"] == 0 and sorted(ids) == [f[:-5] for f in summary["files"]]
     assert not [r for r in summary["rollouts"] if r[2] == "infra_error"]
     assert result["fsck_exit"] == 0 and "error" not in result["fsck_output"].lower()

@@ -36,7 +36,7 @@ def test_a_ray_evolve_decides_as_the_local_one(ci: dict) -> None:
     assert on_ray["judgements"] == local["judgements"]
     assert on_ray["phases"] == local["phases"]  # every phase's typed result in the ledger
     # The scripted run is not trivial: one change kept, one reverted, outcomes that moved.
-    assert [j["decision"] for j in local["judgements"]] == ["keep", "revert"]
+    assert [j["verdict"]["decision"] for j in local["judgements"]] == ["keep", "revert"]
     assert {r[2] for r in local["rollouts"]} == {"pass", "fail"}
     # write-gamma's verifier runs in a separate sandbox: it passes only if /app crossed over.
     assert {r[2] for r in local["rollouts"] if "write-gamma" in r[0]} == {"pass", "fail"}

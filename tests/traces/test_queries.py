@@ -5,6 +5,7 @@ import pytest
 
 from agent.events import Event
 from traces import queries
+from tasks.results import rollout_id
 from traces.store import TraceStore
 
 from .helpers import result, write
@@ -24,13 +25,27 @@ PLAN = [
 ]
 
 
+# A change's trial in iteration 1: (arm, commit, task, outcomes by attempt). Its rollouts count
+# for the iteration's cost, never for its evaluation.
+TRIAL = [("base", "c1", "a", ["fail", "infra_error"]), ("change", "t1", "a", ["pass"])]
+
+
 def planned():
     for iteration, commit, task, split, outcomes in PLAN:
         for attempt, outcome in enumerate(outcomes):
-            yield result(task, iteration=iteration, attempt=attempt, outcome=outcome, split=split,
-                         commit=commit, tokens_in=100 * attempt + 10, tokens_out=5, duration_s=2.0,
-                         steps=attempt + 1, started_at=1000.0 + 10 * attempt,
-                         exit_reason=EXIT[outcome])
+            yield _result(task, iteration, attempt, outcome, split, commit)
+    for arm, commit, task, outcomes in TRIAL:
+        for attempt, outcome in enumerate(outcomes):
+            plain = _result(task, 1, attempt, outcome, "train", commit)
+            yield plain.model_copy(update={
+                "rollout_id": rollout_id(1, task, attempt, "x", arm), "trial_change": "x",
+                "trial_arm": arm})
+
+
+def _result(task, iteration, attempt, outcome, split, commit):
+    return result(task, iteration=iteration, attempt=attempt, outcome=outcome, split=split,
+                  commit=commit, tokens_in=100 * attempt + 10, tokens_out=5, duration_s=2.0,
+                  steps=attempt + 1, started_at=1000.0 + 10 * attempt, exit_reason=EXIT[outcome])
 
 
 def with_events(r, events):
@@ -70,17 +85,23 @@ def test_iteration_totals(con):
     assert first.model_dump() == {
         "iteration": 0, "rollouts": 8, "infra_errors": 2, "pass_rate_train": 0.5,
         "pass_rate_heldout": 1.0, "tokens_in": 580, "tokens_out": 40, "rollout_time_s": 16.0,
-        "wall_time_s": 22.0}
+        "wall_time_s": 22.0, "trial_rollouts": 0}
+    # the trial's 3 rollouts add to the cost (tokens 10 + 110 + 10, 2 s each), not to the rates
     assert second.model_dump() == {
         "iteration": 1, "rollouts": 7, "infra_errors": 0, "pass_rate_train": 0.8,
-        "pass_rate_heldout": 0.0, "tokens_in": 370, "tokens_out": 35, "rollout_time_s": 14.0,
-        "wall_time_s": 12.0}
+        "pass_rate_heldout": 0.0, "tokens_in": 500, "tokens_out": 50, "rollout_time_s": 20.0,
+        "wall_time_s": 12.0, "trial_rollouts": 3}
 
 
-def test_evaluation_groups_split_attempts_by_k(con):
-    groups = queries.evaluation_groups(con, "run", 2, 1)
-    # a in iteration 0: attempts 0,1 are one group (1/2), attempt 2 a partial group (1/1)
-    assert [g for g in groups if g[1] == "a"] == [("c0", "a", 1, 2), ("c0", "a", 1, 1),
-                                                  ("c1", "a", 2, 2)]
-    assert ("c0", "z", 0, 0) not in groups and all(g[1] != "z" for g in groups)  # infra only
-    assert all(g[0] == "c0" for g in queries.evaluation_groups(con, "run", 2, 0))
+def test_evaluated_counts_pool_train_evaluations_by_commit(con):
+    # scored train rollouts of evaluations only: no held-out h, no infra-only z, no trial rollout
+    assert queries.evaluated_counts(con, "run") == [
+        ("c0", "a", 2, 3), ("c0", "b", 0, 1), ("c1", "a", 2, 2), ("c1", "b", 1, 2),
+        ("c1", "c", 1, 1)]
+
+
+def test_trial_rollouts_in_attempt_order_with_infra_errors(con):
+    assert queries.trial_rollouts(con, "run", 1) == [
+        ("x", "base", "a", 0, "fail"), ("x", "base", "a", 1, "infra_error"),
+        ("x", "change", "a", 0, "pass")]
+    assert queries.trial_rollouts(con, "run", 0) == []

@@ -1,5 +1,6 @@
 """HarnessRepo against real temporary git repositories: create, commit with trailers, revert,
-conflicting revert, tag, diff, read a file at a commit."""
+conflicting revert (and the inserted lines git's merge refuses to revert), tag, diff, read a file
+at a commit."""
 from __future__ import annotations
 
 import subprocess
@@ -95,6 +96,38 @@ def test_conflicting_revert_raises_and_leaves_tree_clean(repo: HarnessRepo) -> N
     assert not (git_dir / "REVERT_HEAD").exists() and not (git_dir / "sequencer").exists()
 
 
+def test_a_rule_appended_before_another_reverts_and_leaves_the_later_rule(
+        repo: HarnessRepo) -> None:
+    """Two rules appended one after the other: git's merge refuses to revert the first (the
+    second was inserted right next to it), but the first only inserted a line, still there
+    unchanged: that line goes, the later rule stays, and the revert carries its trailers."""
+    prompt = "system_prompt.md.j2"
+    before = (repo.path / prompt).read_text()
+    write(repo, prompt, before + "- rule one\n")
+    first = repo.commit_change("First", change_id="c1", component="system_prompt")
+    write(repo, prompt, before + "- rule one\n- rule two\n")
+    repo.commit_change("Second", change_id="c2", component="system_prompt")
+
+    revert = repo.revert(first, reason="not shown")
+
+    assert (repo.path / prompt).read_text() == before + "- rule two\n"
+    assert repo.commit_info(revert).trailers["Reverts-Commit"] == first
+    assert repo.commit_info(revert).trailers["Reverts-Change-Id"] == "c1"
+    assert not repo.is_dirty()
+
+
+def test_a_rule_a_later_change_rewrote_still_conflicts(repo: HarnessRepo) -> None:
+    prompt = "system_prompt.md.j2"
+    before = (repo.path / prompt).read_text()
+    write(repo, prompt, before + "- rule one\n")
+    first = repo.commit_change("First", change_id="c1", component="system_prompt")
+    write(repo, prompt, before + "- rule one, amended\n- rule two\n")
+    second = repo.commit_change("Second", change_id="c2", component="system_prompt")
+    with pytest.raises(RevertConflict):
+        repo.revert(first, reason="not shown")
+    assert repo.head() == second and not repo.is_dirty()
+
+
 def test_revert_refuses_dirty_tree(repo: HarnessRepo) -> None:
     write(repo, MEMORY, "x\n")
     sha = repo.commit_change("X", change_id="c1", component="memory")
@@ -144,3 +177,34 @@ def test_git_fsck_clean_after_operations(repo: HarnessRepo) -> None:
     sha = repo.commit_change("X", change_id="c1", component="memory")
     repo.revert(sha, reason="r")
     subprocess.run(["git", "fsck", "--strict"], cwd=repo.path, check=True, capture_output=True)
+
+
+def test_a_change_applies_alone_onto_an_earlier_commit_without_touching_the_workspace(
+        repo: HarnessRepo) -> None:
+    base = repo.head()
+    write(repo, MEMORY, "first\n")
+    first = repo.commit_change("First", change_id="c1", component="memory")
+    write(repo, "system_prompt.md.j2", (repo.path / "system_prompt.md.j2").read_text() + "\nx\n")
+    second = repo.commit_change("Second", change_id="c2", component="system_prompt")
+
+    assert repo.apply_alone(first, base, message="unused") == first  # already made on base
+    alone = repo.apply_alone(second, base, message="c2 alone")
+    assert repo.head() == second and not repo.is_dirty()  # the workspace is as it was
+    assert repo.parent(alone) == base and repo.commit_info(alone).summary == "c2 alone"
+    assert repo.changed_files(alone) == ["system_prompt.md.j2"]
+    assert repo.read_file(MEMORY, alone) == repo.read_file(MEMORY, base)  # no sibling's edit
+    assert repo.read_file("system_prompt.md.j2", alone) == repo.read_file(
+        "system_prompt.md.j2", second)
+    repo.set_branch("trial/c2", alone)
+    assert repo.commit_info("trial/c2").sha == alone and repo.head() == second
+
+
+def test_a_change_on_lines_an_earlier_change_edited_does_not_apply_alone(
+        repo: HarnessRepo) -> None:
+    base = repo.head()
+    write(repo, MEMORY, "first\n")
+    repo.commit_change("First", change_id="c1", component="memory")
+    write(repo, MEMORY, "first\nsecond\n")
+    second = repo.commit_change("Second", change_id="c2", component="memory")
+    assert repo.apply_alone(second, base, message="c2 alone") is None
+    assert repo.head() == second and not repo.is_dirty()

@@ -30,7 +30,7 @@ def writer(run_dir: Path, said: list[str] | None = None) -> RunLedger:
 def test_rebuild_gives_the_same_tables_phase_state_included(run_dir: Path) -> None:
     db = RunPaths(root=run_dir).db
     before = tables(db)
-    # iteration 0 has nothing to judge: no ATTRIBUTE or REVERT
+    # iteration 2 stopped after COMMIT: no TRIAL or REVERT
     assert len(before["iterations"]) == 3 * len(PHASE_ORDER) - 2 and before["reverts"]
     with pytest.raises(SystemExit) as exit_info:
         main(["traces", "rebuild", str(run_dir)])
@@ -62,13 +62,15 @@ def test_a_missing_store_is_rebuilt(run_dir: Path) -> None:
 
 def test_records_read_back_as_the_loop_wrote_them(run_dir: Path) -> None:
     ledger = RunLedger.open(RunPaths(root=run_dir))
-    assert ledger.position() == (3, set())
-    assert ledger.phases_done(2) == set(Phase)
+    assert ledger.position() == (2, set(Phase) - {Phase.TRIAL, Phase.REVERT})
+    assert ledger.phases_done(1) == set(Phase)
     assert [r.id for r in ledger.changes()] == list(CHANGES)
     decisions = {r.id: r.decision for r in ledger.changes()}
     assert decisions == {"c0-prompt": "keep", "c0-memory": "revert", "c1-placebo": "revert",
                          "c1-tool": "revert", "c2-memory": PENDING}
-    assert ledger.scoreboard().iterations.keys() == {1, 2}
+    assert ledger.scoreboard().iterations.keys() == {0, 1}
+    assert ledger.trial_setup("c0-prompt").applied == "alone"
+    assert ledger.trial_setup("c2-memory") is None
 
 
 def test_a_reader_cannot_change_the_run(run_dir: Path) -> None:
@@ -84,7 +86,7 @@ def test_a_hand_broken_record_is_an_error_naming_it(run_dir: Path) -> None:
     path.write_text(path.read_text().replace('"keep"', '"maybe"'))
     with pytest.raises(EvoError, match="c0-prompt.json") as caught:
         RunLedger.open(RunPaths(root=run_dir)).changes()
-    assert caught.value.field == "decision"
+    assert caught.value.field == "verdict.decision"
 
 
 def test_a_changed_store_file_is_not_trusted_over_the_records(run_dir: Path) -> None:

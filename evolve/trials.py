@@ -1,0 +1,208 @@
+"""The TRIAL phase's machinery: every change of the iteration judged in a trial of its own. This
+module sets each trial up, runs the rollouts its trial asks for and stores its verdict as the
+change's judgement; what to run and what the outcomes mean is manifests/trial.py's, running a
+batch rollouts.py's, the records the ledger's.
+
+A change's setup, fixed before its first rollout and stored (a resumed trial reads it back):
+- Base: the commit the evolve session started from, the harness this iteration evaluated. Its
+  history pools every evaluation of that git tree in the run (train tasks, scored rollouts, never
+  a trial's), so a revert back to an earlier tree counts as a repeat of it.
+- Change tree: the change alone, cherry-picked onto the base without touching the workspace and
+  kept on the branch trial/<change_id>, so no sibling's edit is in either arm. A change that does
+  not apply there alone (it edits lines an earlier change of its session edited, e.g. two rules
+  appended one after the other), or does not validate alone (it needs a file an earlier change
+  added), is judged as committed against its parent: the arms still differ by this change only.
+  That base holds the earlier siblings and was never evaluated, so the screen picks its tasks
+  from the session base's history but takes their floors from fresh base rollouts alone: a
+  sibling's regression is never charged to this change. The verdict says which ("applied").
+  Why not every change on its parent: a change kept on top of a sibling that is then reverted
+  would never have been measured without it. Why not the combined head: siblings would share
+  credit and shield each other's regressions.
+
+Rounds: each gathers the requests of every undecided trial into one batch (the executor runs them
+side by side), runs and ingests it, and steps every trial again on the stored rollouts. Rollout
+ids are deterministic (it{N}-trial-{change}-{arm}-{task}-a{attempt}) and a request takes the lowest
+attempt numbers not yet recorded, so a batch killed half way is completed, never repeated; a trial
+sees its outcomes in attempt order, never in the order they finished (fast failures would come
+first). A verdict is a function of the stored rollouts, so a resumed trial decides the same.
+"""
+from __future__ import annotations
+
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from evoharness.errors import EvoError
+from manifests.history import TaskCounts, TreeHistory
+from manifests.judgement import Judgement, TrialSetup
+from manifests.probe import ProbeOutcomes
+from manifests.schema import ChangeManifestEntry, IterationManifest
+from manifests.trial import RolloutRequest, Trial
+from tasks.executor import HarnessTree, RolloutSpec, load_tree
+from tasks.results import Outcome, RolloutResult
+from traces.queries import TrialRollout, evaluated_counts, trial_rollouts
+
+from .ledger.records import TrialResult
+from .placebo import is_placebo
+from .rollouts import Progress, run_batch
+from .run import Run
+
+Stored = dict[str, dict[tuple[str, str], list[TrialRollout]]]  # change -> (arm, task) -> rows
+
+
+def run_trials(run: Run, iteration: int, progress: Progress | None = None) -> TrialResult:
+    """Judge every change the iteration's EVOLVE registered; each verdict is stored as soon as
+    its trial decides."""
+    manifest = run.ledger.manifest(iteration, run.train_ids)
+    changes = manifest.changes if manifest else []
+    if not changes:
+        return TrialResult(changes=0)
+    setups = {c.id: set_up(run, manifest, c) for c in changes}
+    trials = {c.id: trial_of(c, setups[c.id]) for c in changes}
+    out_dir = run.paths.trial_rollouts(iteration)
+    rounds = 0
+    while True:
+        run.ledger.ingest(out_dir)  # a killed round's files first: they are never run again
+        stored = stored_rollouts(run, iteration)
+        specs = []
+        for change in changes:
+            rows = stored.get(change.id, {})
+            step = trials[change.id].step(outcomes(rows))
+            if step.verdict is not None:
+                _record(run, Judgement(setup=setups[change.id], verdict=step.verdict))
+            else:
+                specs += _specs(run, setups[change.id], step.requests, rows)
+        if not specs:
+            break
+        _run_round(run, specs, out_dir, progress)
+        rounds += 1
+    judged = run.ledger.judgements()
+    return TrialResult(
+        changes=len(changes), rounds=rounds,
+        rollouts=sum(len(rows) for per in stored.values() for rows in per.values()),
+        alone=[c.id for c in changes if setups[c.id].applied == "alone"],
+        on_parent=[c.id for c in changes if setups[c.id].applied == "on_parent"],
+        placebos=[c.id for c in changes if setups[c.id].placebo],
+        decisions={c.id: judged[c.id].decision for c in changes})
+
+
+def trial_of(change: ChangeManifestEntry, setup: TrialSetup) -> Trial:
+    """The change's trial as its setup fixed it (the same on every resume)."""
+    return Trial(change, setup.history, setup.design, candidates=setup.candidates)
+
+
+def set_up(run: Run, manifest: IterationManifest, change: ChangeManifestEntry) -> TrialSetup:
+    """The change's stored setup, or a new one (see the module docstring), stored before any
+    rollout of its trial runs."""
+    stored = run.ledger.trial_setup(change.id)
+    if stored is not None:
+        return stored
+    repo = run.repo
+    start = manifest.harness_commit_before
+    candidates = tree_history(run, repo.tree_id(start))
+    alone = repo.apply_alone(change.commit, start,
+                             message=f"trial of {change.id}: the change alone on {start[:12]}")
+    if alone is not None and _validates(run, alone):
+        base, arm, applied = start, alone, "alone"
+    else:
+        base, arm, applied = repo.parent(change.commit), change.commit, "on_parent"
+    base_tree = repo.tree_id(base)
+    history = candidates if base_tree == candidates.tree else tree_history(run, base_tree)
+    repo.set_branch(f"trial/{change.id}", arm)
+    setup = TrialSetup(
+        change_id=change.id, run_id=run.run_id, iteration=manifest.iteration, applied=applied,
+        base_commit=base, base_tree=base_tree, change_commit=arm, change_tree=repo.tree_id(arm),
+        history=history, candidates=candidates, design=run.config.verdicts,
+        placebo=is_placebo(repo, arm))
+    run.ledger.record_trial_setup(setup)
+    return setup
+
+
+def tree_history(run: Run, tree: str) -> TreeHistory:
+    """Train pass counts over every evaluation of the run whose harness has git tree `tree`."""
+    pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    trees: dict[str, str] = {}
+    with run.ledger.reading() as store:
+        rows = evaluated_counts(store.con, run.run_id)
+    for commit, task, passes, scored in rows:
+        if commit not in trees:
+            trees[commit] = run.repo.tree_id(commit)
+        if trees[commit] == tree and task in run.train_ids:
+            pooled[task][0] += passes
+            pooled[task][1] += scored
+    return TreeHistory(tree=tree, counts={t: TaskCounts(passes=p, total=n)
+                                          for t, (p, n) in sorted(pooled.items())})
+
+
+def stored_rollouts(run: Run, iteration: int) -> Stored:
+    """Every stored rollout of the iteration's trials, by change, arm and task, in attempt order."""
+    with run.ledger.reading() as store:
+        rows = trial_rollouts(store.con, run.run_id, iteration)
+    stored: Stored = {}
+    for row in rows:
+        stored.setdefault(row.change_id, {}).setdefault((row.arm, row.task_id), []).append(row)
+    return stored
+
+
+def outcomes(rows: dict[tuple[str, str], list[TrialRollout]]) -> ProbeOutcomes:
+    """A trial's judged outcomes (infra errors left out), per arm and task in attempt order."""
+    arms: dict[str, dict[str, list[bool]]] = {"base": {}, "change": {}}
+    for (arm, task), recorded in rows.items():
+        arms[arm][task] = [r.outcome == Outcome.PASS for r in recorded
+                           if r.outcome != Outcome.INFRA_ERROR]
+    return ProbeOutcomes(**arms)
+
+
+def _specs(run: Run, setup: TrialSetup, requests: Sequence[RolloutRequest],
+           rows: dict[tuple[str, str], list[TrialRollout]]) -> list[RolloutSpec]:
+    """The rollouts of `requests`, each on its arm's tree, numbered with the lowest attempts not
+    yet recorded for that arm and task (infra errors keep their numbers)."""
+    tasks = {t.id: t for t, _ in run.items}
+    trees = {"base": HarnessTree.at(run.repo, setup.base_commit),
+             "change": HarnessTree.at(run.repo, setup.change_commit)}
+    specs = []
+    for request in requests:
+        used = {r.attempt for r in rows.get((request.arm, request.task_id), [])}
+        attempts = [a for a in range(len(used) + request.count) if a not in used][:request.count]
+        specs += [RolloutSpec(run_id=run.run_id, iteration=setup.iteration,
+                              task=tasks[request.task_id], split="train", attempt=attempt,
+                              harness=trees[request.arm], model=run.config.model,
+                              trial_change=setup.change_id, trial_arm=request.arm)
+                  for attempt in attempts]
+    return specs
+
+
+def _run_round(run: Run, specs: list[RolloutSpec], out_dir: Path,
+               progress: Progress | None) -> None:
+    """One batch. A batch in which every rollout failed for the infrastructure stops the phase
+    (asking for the same rollouts again would not end); its files stay, so a resume goes on."""
+    failed: list[str] = []
+
+    def seen(result: RolloutResult) -> None:
+        if result.outcome == Outcome.INFRA_ERROR:
+            failed.append(result.exit_reason)
+        if progress is not None:
+            progress(result)
+
+    run_batch(run, specs, out_dir, seen)
+    if len(failed) == len(specs):
+        raise EvoError(f"every rollout of a trial batch ({len(specs)}) failed for the "
+                       "infrastructure, not the harness", field="exit_reason", value=failed[0],
+                       hint=f"fix the cause, then `evoharness evolve {run.paths.root} --resume`")
+
+
+def _record(run: Run, judgement: Judgement) -> None:
+    """Store the judgement unless the same one is stored already (a resumed trial)."""
+    if run.ledger.judgement(judgement.change_id) != judgement:
+        run.ledger.record_judgements([judgement])
+
+
+def _validates(run: Run, commit: str) -> bool:
+    """Whether the harness at `commit` passes validation (a change alone may not)."""
+    with tempfile.TemporaryDirectory(prefix="evo-trial-") as scratch:
+        try:
+            load_tree(HarnessTree.at(run.repo, commit), Path(scratch))
+        except EvoError:
+            return False
+    return True

@@ -1,0 +1,161 @@
+"""The TRIAL phase through the real loop (real sandbox and verifier, the e2e fixture tasks, the
+scripted model as both agents): each change judged alone against the harness its session started
+from, or against its parent when it does not apply alone; a sibling's regression never charged
+to another change; a trial interrupted mid-batch resumes to the same verdicts without running a
+stored rollout again; the store rebuilt from the files replays to the stored verdicts.
+
+TEST DOUBLES: the agents are scripts (tests/fixtures/e2e_agents.py); the code agent's outcome is
+decided by markers in its system prompt, with a seeded per-rollout coin where a test needs
+chance."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evolve.cli import main
+from evolve.config import RunConfig, StopRules
+from evolve.ledger import Phase
+from evolve.loop import evolve
+from evolve.run import init_run, open_run, read_run
+from evolve.trials import outcomes, stored_rollouts, trial_of
+from tests.fixtures.e2e_agents import (
+    MANIFEST, action, change, done, evolve_rule, solve_rule, write_script,
+)
+
+SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
+ALPHA, BETA, GAMMA = "ALPHA-RULE", "BREAKS-BETA", "GAMMA-RULE"
+
+pytestmark = pytest.mark.slow  # a real run of three trials: about 20 s on a loaded machine
+
+
+def all_train_suite(root: Path) -> Path:
+    """The e2e suite with all three tasks in the train split (each trial needs three)."""
+    shutil.copytree(SUITE, root)
+    (root / "suite.toml").write_text(
+        '[split]\ntrain = ["write-alpha", "write-beta", "write-gamma"]\nheldout = []\n')
+    return root
+
+
+def script(path: Path, alpha_p: float = 1.0) -> str:
+    """A: a rule that fixes alpha. B: a memory note that also fixes alpha but breaks beta.
+    C: a rule that fixes gamma, appended after A's (so it does not apply without A). The code
+    agent passes alpha with ALPHA-RULE (with probability `alpha_p`), gamma with GAMMA-RULE, and
+    beta unless BREAKS-BETA is in its prompt."""
+    memory = action("change", edit={"op": "write_file", "path": "memory/LONG_TERM.md",
+                                    "content": f"{ALPHA} and {BETA}\n"},
+                    **{**MANIFEST, "component": "memory"})  # predicts a fix of write-alpha
+    return write_script(path, [
+        evolve_rule([change(ALPHA, ["write-alpha"]), memory, change(GAMMA, ["write-gamma"]),
+                     done()]),
+        {**solve_rule(has=[ALPHA], instruction_has=["alpha"]), "probability": alpha_p},
+        solve_rule(has=[GAMMA], instruction_has=["gamma"]),
+        solve_rule(lacks=[BETA], instruction_has=["beta"]),
+    ])
+
+
+def make_run(root: Path, model: str, suite: Path) -> Path:
+    config = RunConfig(run_id="trials", tasks=suite, model=model, k=1, workers=2,
+                       rollout_timeout=60, stop=StopRules(iterations=1))
+    return init_run(root, config).root
+
+
+def test_each_change_is_judged_on_its_own_evidence(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path / "run", script(tmp_path / "s.yaml"),
+                       all_train_suite(tmp_path / "suite"))
+
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    _, ledger = read_run(run_dir)
+    a, b, c = ledger.manifest(0).changes
+    judged = ledger.judgements()
+    assert [(judged[x.id].outcome, judged[x.id].decision, judged[x.id].setup.applied)
+            for x in (a, b, c)] == [("effective", "keep", "alone"),
+                                    ("regression", "revert", "alone"),
+                                    ("effective", "keep", "on_parent")]
+    start = ledger.manifest(0).harness_commit_before
+    with open_run(run_dir) as run:
+        repo = run.repo
+        # B alone: its tree is the start's plus its memory note only, not A's rule
+        sb = judged[b.id].setup
+        assert sb.base_commit == start and repo.parent(sb.change_commit) == start
+        assert ALPHA not in repo.read_file("system_prompt.md.j2", sb.change_commit)
+        assert repo.commit_info(f"trial/{b.id}").sha == sb.change_commit
+        # C against its parent (start + A + B), where B already broke beta
+        sc = judged[c.id].setup
+        assert (sc.base_commit, sc.change_commit) == (repo.parent(c.commit), c.commit)
+        assert sc.history.counts == {} and sc.candidates.tree == repo.tree_id(start)
+        # the surviving head: A and C, B reverted; the next evaluation passes everything
+        head = repo.read_file("system_prompt.md.j2")
+        assert ALPHA in head and GAMMA in head
+        assert BETA not in repo.read_file("memory/LONG_TERM.md")
+    # the history is the baseline's (calibrated, k=1: 2 rollouts a task), no trial rollout in it
+    assert {t: str(n) for t, n in judged[a.id].setup.history.counts.items()} == {
+        "write-alpha": "0/2", "write-beta": "2/2", "write-gamma": "0/2"}
+    by_task = {t.task_id: t for t in judged[b.id].verdict.tasks}
+    assert (by_task["write-beta"].role, by_task["write-beta"].result) == ("screen", "regressed")
+    # beta fails on C's base arm too (B's doing): dropped from C's screen, not charged to C
+    by_task = {t.task_id: t for t in judged[c.id].verdict.tasks}
+    assert by_task["write-beta"].result == "dropped"
+    trial = ledger.phase(0, Phase.TRIAL).result
+    assert (trial.alone, trial.on_parent) == ([a.id, b.id], [c.id])
+    with ledger.reading() as store:
+        rows = store.con.execute(
+            "SELECT rollout_id, trial_change, trial_arm, iteration FROM rollouts "
+            "WHERE trial_change <> ''").fetchall()
+        rates = store.con.execute(
+            "SELECT iteration, avg((outcome = 'pass')::INT) FROM rollouts WHERE trial_change = '' "
+            "GROUP BY 1 ORDER BY 1").fetchall()
+    assert rows and all(r[0].startswith(f"it000-trial-{r[1]}-{r[2]}-write-") and r[3] == 0
+                        for r in rows)
+    assert len(rows) == trial.rollouts
+    assert rates == [(0, 1 / 3), (1, 1.0)]  # trial rollouts never count as the evaluation's
+
+
+def test_a_trial_interrupted_mid_batch_resumes_to_the_same_verdicts(tmp_path: Path) -> None:
+    """Twin runs (same run id, so the same per-rollout coins): one runs straight through, the
+    other is stopped inside TRIAL after a few rollouts, at a progress point, and resumed. Same
+    verdicts, no rollout stored twice; then the store is rebuilt from the files and every
+    verdict replays from it."""
+    suite = all_train_suite(tmp_path / "suite")
+    model = script(tmp_path / "s.yaml", alpha_p=0.7)
+    straight = make_run(tmp_path / "straight", model, suite)
+    evolve(straight, iterations=None, resume=False, say=lambda _: None)
+
+    stopped = make_run(tmp_path / "stopped", model, suite)
+    seen: list[str] = []
+
+    def stop_inside_trial(result) -> None:
+        if result.trial_change:
+            seen.append(result.rollout_id)
+            if len(seen) == 5:
+                raise KeyboardInterrupt("stopped at a progress point")
+
+    with pytest.raises(KeyboardInterrupt):
+        evolve(stopped, iterations=None, resume=False, say=lambda _: None,
+               on_rollout=stop_inside_trial)
+    _, ledger = read_run(stopped)
+    assert ledger.position() == (0, {Phase.EVAL, Phase.INGEST, Phase.DISTILL, Phase.EVOLVE,
+                                     Phase.COMMIT})
+    evolve(stopped, iterations=None, resume=True, say=lambda _: None)
+
+    def verdicts(run_dir: Path) -> dict:
+        return {cid: (j.setup.base_tree, j.setup.change_tree, j.verdict)
+                for cid, j in read_run(run_dir)[1].judgements().items()}
+
+    assert verdicts(stopped) == verdicts(straight)
+    with read_run(stopped)[1].reading() as store:
+        ids = [r for (r,) in store.con.execute("SELECT rollout_id FROM rollouts").fetchall()]
+    files = [p.stem for p in stopped.glob("iterations/*/*/*.json")]
+    assert len(ids) == len(set(ids)) and sorted(ids) == sorted(files)
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["traces", "rebuild", str(stopped)])
+    assert exit_info.value.code == 0
+    with open_run(stopped) as run:
+        stored = stored_rollouts(run, 0)
+        for entry in run.ledger.manifest(0).changes:
+            judgement = run.ledger.judgement(entry.id)
+            replayed = trial_of(entry, judgement.setup).step(outcomes(stored[entry.id]))
+            assert replayed.verdict == judgement.verdict, entry.id
