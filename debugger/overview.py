@@ -1,13 +1,15 @@
-"""The overview layer: suite-level numbers, the task table, failure classes and the scoreboard,
-kept under MAX_CHARS by cutting the least informative rows and saying what was cut.
+"""The overview layer: suite-level numbers, the task table, failure patterns and classes and the
+scoreboard, kept under MAX_CHARS by cutting the least informative rows and saying what was cut.
 
 The numbers come from debugger/queries.py; the task files are written by debugger/distill.py.
 """
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from debugger.patterns import Pattern
 from debugger.render import cell, number, pct, render, signed
 from debugger.scoreboard import ChangeOutcome, Scoreboard
 
@@ -98,15 +100,17 @@ def totals(tasks: list[dict[str, Any]], rollouts: list[dict[str, Any]]) -> dict[
 def build_overview(
     *, head: dict[str, Any], tasks: list[dict[str, Any]], links: dict[str, str],
     classes: dict[str, list[dict[str, Any]]], scoreboard: Scoreboard | None, hidden: set[str],
+    patterns: Sequence[Pattern] = (),
 ) -> str:
-    """Render the overview; `head` holds run_id, iteration, previous, total and analyst."""
+    """Render the overview; `head` holds run_id, iteration, previous, total and analyst;
+    `patterns` (debugger/patterns.py) are listed whole: there are at most a handful."""
     exits, exits_cut = top(classes["exits"], "exit reasons")
     errors, errors_cut = top(classes["errors"], "error classes")
     verifier, verifier_cut = top(classes["verifier"], "verifier lines")
     changes = [visible_change(c, hidden) for c in scoreboard.changes] if scoreboard else []
     extra = len(changes) - TOP_CHANGES
     context = dict(
-        head, exits=exits, exits_cut=exits_cut, errors=errors, errors_cut=errors_cut,
+        head, patterns=list(patterns), exits=exits, exits_cut=exits_cut, errors=errors, errors_cut=errors_cut,
         verifier=verifier, verifier_cut=verifier_cut, scoreboard=scoreboard,
         changes=changes[:TOP_CHANGES],
         changes_cut=f"+ {extra} more changes" if extra > 0 else "",

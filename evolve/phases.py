@@ -54,8 +54,9 @@ def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> Deta
             progress(result)
 
     paths = run_rollouts(
-        harness, run.repo.head(), run.items, _model(run.config.model), run_id=run.run_id,
-        iteration=iteration, out_dir=out_dir, attempts=attempts, workers=run.config.workers,
+        harness, run.repo.head(), run.items, _model(run.config.model, run.config.workers),
+        run_id=run.run_id, iteration=iteration, out_dir=out_dir, attempts=attempts,
+        workers=run.config.workers,
         rollout_timeout=run.config.rollout_timeout, skip=done,
         sandbox_factory=_sandbox_factory(run), progress=seen,
     )
@@ -234,8 +235,8 @@ def _scoreboard_markdown(run: Run, iteration: int) -> str:
     return "\n".join(lines)
 
 
-def _model(spec: str) -> Model:
-    return make_model(spec)
+def _model(spec: str, workers: int = 1) -> Model:
+    return make_model(spec, workers=workers)
 
 
 def _sandbox_factory(run: Run):
@@ -286,7 +287,8 @@ def _extra_rollouts(run: Run, iteration: int, task_ids: list[str]) -> None:
     done = {p.stem for p in out_dir.glob("*.json")}
     # ATTRIBUTE runs before REVERT, so the workspace is still the harness this iteration evaluated.
     run_rollouts(
-        load_harness(run.repo.path), run.repo.head(), run.items, _model(run.config.model),
+        load_harness(run.repo.path), run.repo.head(), run.items,
+        _model(run.config.model, run.config.workers),
         run_id=run.run_id, iteration=iteration, out_dir=out_dir, plan=plan,
         workers=run.config.workers, rollout_timeout=run.config.rollout_timeout, skip=done,
         sandbox_factory=_sandbox_factory(run),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agent.clients.embedded import EmbeddedModel
+from agent.clients.embedded import EmbeddedModel, server_size
 from agent.clients.ollama import OllamaModel
 from agent.clients.openai_compat import OpenAICompatModel
 from agent.clients.retry import RetryingModel
@@ -25,9 +25,10 @@ __all__ = [
 ]
 
 
-def make_model(spec: str = "embedded") -> Model:
-    """The client a spec names, wrapped in RetryingModel; an unknown spec is an EvoError."""
-    return RetryingModel(_client(spec.strip()))
+def make_model(spec: str = "embedded", *, workers: int = 1) -> Model:
+    """The client a spec names, wrapped in RetryingModel; an unknown spec is an EvoError.
+    `workers`: how many conversations will call it at once (sizes the embedded server)."""
+    return RetryingModel(_client(spec.strip(), workers))
 
 
 def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
@@ -46,12 +47,12 @@ def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
                    hint=f"Use one of: {SPEC_FORMS}")
 
 
-def _client(spec: str) -> Model:
+def _client(spec: str, workers: int) -> Model:
     kind, name, url = parse_spec(spec)
     if kind == "embedded":
-        return EmbeddedModel(WEIGHTS["qwen2.5-coder-1.5b"])
+        return EmbeddedModel(WEIGHTS["qwen2.5-coder-1.5b"], server_size(workers))
     if kind == "embedded-small":
-        return EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"])
+        return EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"], server_size(workers))
     if kind == "ollama":
         return OllamaModel(name)
     return OpenAICompatModel(url, name, api_key=os.environ.get("OPENAI_API_KEY"))

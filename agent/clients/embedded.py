@@ -1,52 +1,106 @@
 """The embedded model: llama.cpp running in this process through the `xllamacpp` wheel, serving
-the GGUF that weights.py assembled. Chat goes through the server's in-process OpenAI-style call."""
+the GGUF that weights.py assembled, sized to the machine (threads) and the run's workers (slots).
+Chat goes through the server's in-process OpenAI-style call."""
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import psutil
+from pydantic import BaseModel, ConfigDict, Field
+
 from agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
-from agent.clients.wire import openai_messages, openai_reply, tool_payload
+from agent.clients.wire import openai_messages, openai_reply, response_format, tool_payload
 from agent.model import Message, ModelError, ModelReply
+from evoharness.errors import EvoError
 from workspace.spec import ToolSpec
 
-THREADS = 2  # the project's target machine has 2 cores
-SLOTS = 2  # one per concurrent rollout (the default --workers): each keeps its own prompt cache
 CONTEXT_PER_SLOT = 8192
+MAX_SLOTS = 16  # each slot holds its own KV cache (~230 MiB for the 1.5B at CONTEXT_PER_SLOT)
+THREADS_ENV = "EVOHARNESS_THREADS"
+SLOTS_ENV = "EVOHARNESS_SLOTS"
+
+
+class ServerSize(BaseModel):
+    """How one llama.cpp server is sized: decode threads, and slots (concurrent conversations,
+    each with its own prompt cache, decoded together in one batch)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    threads: int = Field(ge=1)
+    slots: int = Field(ge=1, le=MAX_SLOTS)
+
+
+def machine_cores() -> int:
+    """Cores this process may use: physical ones (llama.cpp gains nothing from hyper-threads and
+    loses to their contention), within the CPU affinity a container or `taskset` sets."""
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    physical = psutil.cpu_count(logical=False) or allowed or 1
+    return max(1, min(allowed or 1, physical))
+
+
+def server_size(workers: int = 1) -> ServerSize:
+    """Every usable core for one batched decode, and one slot per concurrent rollout (so
+    rollouts keep their own cached prompt); EVOHARNESS_THREADS / EVOHARNESS_SLOTS override."""
+    threads = _env_int(THREADS_ENV) or machine_cores()
+    slots = _env_int(SLOTS_ENV) or max(1, workers)
+    return ServerSize(threads=threads, slots=min(slots, MAX_SLOTS))
+
+
+def _env_int(name: str) -> int | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise EvoError("must be a positive whole number", field=name, value=raw,
+                       hint=f"unset {name} to size the embedded model from the machine")
+    return int(raw)
+
 
 # One llama.cpp server per weights file per process: loading a GGUF costs seconds and its memory
 # must not be paid twice when the code agent and the evolve agent share a model. This is a cache
-# of an immutable resource, not run state.
+# of an immutable resource, not run state; the first caller's size holds for the process.
 _servers: dict[Path, Any] = {}
 _servers_lock = threading.Lock()
 
 
-def _server(path: Path) -> Any:
+def start_server(path: Path, size: ServerSize) -> Any:
+    """A new llama.cpp server on `path` (uncached: the batching benchmark compares sizes)."""
+    import xllamacpp  # deferred: loading the native library is not free
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    # llama.cpp splits n_ctx across slots. With one slot, two rollouts alternating on it evict
+    # each other's cached prompt, and every step re-reads the whole conversation.
+    params.n_ctx = CONTEXT_PER_SLOT * size.slots
+    params.n_parallel = size.slots
+    params.cpuparams.n_threads = size.threads
+    params.cpuparams_batch.n_threads = size.threads
+    params.verbosity = -1  # llama.cpp's per-request logs would drown the CLI's output
+    return xllamacpp.Server(params)
+
+
+def _server(path: Path, size: ServerSize) -> Any:
     with _servers_lock:
         if path not in _servers:
-            import xllamacpp  # deferred: loading the native library is not free
-
-            params = xllamacpp.CommonParams()
-            params.model.path = str(path)
-            # llama.cpp splits n_ctx across slots. With one slot, two rollouts alternating on it
-            # evict each other's cached prompt, and every step re-reads the whole conversation.
-            params.n_ctx = CONTEXT_PER_SLOT * SLOTS
-            params.n_parallel = SLOTS
-            params.cpuparams.n_threads = THREADS
-            params.cpuparams_batch.n_threads = THREADS
-            params.verbosity = -1  # llama.cpp's per-request logs would drown the CLI's output
-            _servers[path] = xllamacpp.Server(params)
+            _servers[path] = start_server(path, size)
         return _servers[path]
 
 
 class EmbeddedModel:
-    """Qwen2.5-Coder via in-process llama.cpp; the server starts on the first chat call."""
+    """Qwen2.5-Coder via in-process llama.cpp; the server starts on the first chat call, sized by
+    `size` (default: server_size(1))."""
 
-    def __init__(self, weights: ModelWeights = WEIGHTS["qwen2.5-coder-1.5b"]) -> None:
+    constrains_by_default = True  # llama.cpp turns response_format's JSON schema into a grammar
+
+    def __init__(self, weights: ModelWeights = WEIGHTS["qwen2.5-coder-1.5b"],
+                 size: ServerSize | None = None) -> None:
         self.weights = weights
         self.name = f"embedded:{weights.name}"
+        self.size = size or server_size()
 
     def chat(
         self,
@@ -56,15 +110,19 @@ class EmbeddedModel:
         temperature: float = 0.0,
         json_mode: bool = False,
         max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> ModelReply:
         body: dict[str, Any] = {"messages": openai_messages(messages), "temperature": temperature}
         if tools:
             body["tools"] = tool_payload(tools)
-        if json_mode:
-            body["response_format"] = {"type": "json_object"}
+        if (reply_format := response_format(json_mode, schema)) is not None:
+            body["response_format"] = reply_format
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
-        server = _server(ensure_weights(self.weights))
+        return self.complete(_server(ensure_weights(self.weights), self.size), body)
+
+    def complete(self, server: Any, body: dict[str, Any]) -> ModelReply:
+        """One chat-completions request on `server`, timed and decoded."""
         started = time.perf_counter()
         try:
             payload = server.handle_chat_completions(body)

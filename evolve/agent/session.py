@@ -1,12 +1,14 @@
 """One evolve-agent session: its prompt (jinja2 templates), its toolbox, the runtime loop, and the
-outcome the iteration loop turns into a manifest. Saving the manifest is the loop's job."""
+outcome the iteration loop turns into a manifest: a committed change or a specific reason for none.
+Saving the manifest is the loop's job."""
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
+import duckdb
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
 
@@ -14,20 +16,24 @@ from agent.events import EventSink
 from agent.loop import run_tools_agent
 from agent.model import Model
 from agent.parsing import format_instructions
-from agent.tools import DONE, ToolRegistry, done_tool
+from agent.tools import DONE, Handler, ToolRegistry, ToolResult, done_tool, refused
 from evoharness.errors import EvoError
 from manifests.schema import ChangeManifestEntry
 from traces.store import TraceStore
 from workspace.repo import HarnessRepo
-from workspace.spec import Budgets, ComponentKind, Settings
+from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
-from .change import CHANGE_SPEC, ChangeTool
+from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, change_spec
+from .lessons import Lesson, harness_rules, lessons_markdown, tried_lessons
 from .tools import SqlHandler, evidence_tool, workspace_tools
 
 # Reading evidence and writing edits needs more room than a code agent's step: longer replies, and
 # a session of many steps over one context.
 DEFAULT_SETTINGS = Settings(max_output_tokens=1024,
                             budgets=Budgets(tokens=400_000, wall_seconds=3600.0))
+REASON_WORDS = 8  # a no-change reason shorter than this says nothing specific
+STEPS_WARNING = 3  # with this many steps left and no change, every tool result says so
+SHOWN_RULES = 20
 _TEMPLATES = Environment(loader=PackageLoader("evolve.agent", "templates"),
                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                          keep_trailing_newline=True, autoescape=False)
@@ -56,7 +62,53 @@ class EvolveOutcome(BaseModel):
     tokens_in: int
     tokens_out: int
     steps: int
-    exit_reason: str  # the runtime's, or "invalid_manifest" when the retry rule ended the session
+    exit_reason: str  # the runtime's, or "invalid_manifest" when refusals ended the session
+    specific: bool = True  # a change, or a no-change reason the agent stated specifically
+
+
+def specific_reason(text: str) -> bool:
+    """Whether a no-change reason says something: REASON_WORDS words or more, no placeholder."""
+    return len(text.split()) >= REASON_WORDS and not PLACEHOLDER.search(text)
+
+
+class Finish:
+    """`done` for the evolve agent: after a change, any summary; without one, the summary is the
+    no-change reason, and a vague one is sent back once to be made specific."""
+
+    def __init__(self, changes: ChangeTool) -> None:
+        self.changes = changes
+        self.reason: str | None = None
+        self._asked = False
+
+    def __call__(self, arguments: dict[str, Any]) -> ToolResult:
+        summary = " ".join(str(arguments.get("summary", "")).split())
+        if self.changes.entries or specific_reason(summary) or self._asked:
+            self.reason = summary
+            return done_tool(arguments)
+        self._asked = True
+        return refused("permanent", f"no change was made, and {summary!r} does not say why",
+                       "make a change, or call done again with the specific reason: which failure "
+                       "patterns or tasks you looked at and why no harness change would help them")
+
+
+class StepReminder:
+    """Wraps every handler: once few steps are left and nothing is committed, each result says so,
+    so the session ends in a change or a reason instead of running out."""
+
+    def __init__(self, max_steps: int, changes: ChangeTool) -> None:
+        self.left = max_steps
+        self.changes = changes
+
+    def wrap(self, handler: Handler) -> Handler:
+        def handle(arguments: dict[str, Any]) -> ToolResult:
+            self.left -= 1
+            result = handler(arguments)
+            if self.changes.entries or self.left > STEPS_WARNING or result.final is not None:
+                return result
+            warning = (f"\n[{self.left} step(s) left: make your change now, or call done with the "
+                       "specific reason there is none]")
+            return result.model_copy(update={"output": result.output + warning})
+        return handle
 
 
 def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
@@ -67,54 +119,87 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
     """Let the evolve agent read the evidence and commit up to `max_changes` changes to `repo`.
 
     `store`, the loop's open TraceStore on `db_path`, is queried instead of opening the file again
-    (DuckDB refuses a second handle on it); `settings` (default DEFAULT_SETTINGS) chooses the action format; its max_steps is replaced."""
+    (DuckDB refuses a second handle on it); `settings` (default DEFAULT_SETTINGS) chooses the
+    action format; its max_steps is replaced."""
     if repo.is_dirty():
         raise EvoError("uncommitted changes in the workspace", file=repo.path,
                        hint="the evolve agent commits every change; clean the workspace first")
+    tried = _tried(repo, store, db_path, run_id)
     changes = ChangeTool(repo, run_id=run_id, iteration=iteration, known_tasks=train_tasks,
-                         max_changes=max_changes)
+                         max_changes=max_changes, tried=tried,
+                         harness_rules=lambda: harness_rules(repo))
+    finish = Finish(changes)
     sql = SqlHandler(store or db_path)
-    registry = _toolbox(repo.path, evidence_dir, sql, changes)
+    shown = _shown_specs(repo.path, evidence_dir, train_tasks)
+    registry = _toolbox(repo.path, evidence_dir, sql, changes, finish,
+                        StepReminder(max_steps, changes))
     settings = (settings or DEFAULT_SETTINGS).model_copy(update={"max_steps": max_steps})
-    system = render_system_prompt(registry, settings, train_tasks, max_changes, scoreboard_md)
+    system = render_system_prompt(
+        shown, settings, train_tasks, max_changes, scoreboard_md,
+        lessons=lessons_markdown(tried), rules=harness_rules(repo, bullets_only=True)[:SHOWN_RULES])
     instruction = _TEMPLATES.get_template("task.md.j2").render(iteration=iteration,
                                                                max_changes=max_changes)
     try:
-        result = run_tools_agent(model, registry, system, instruction, sink, settings, clock=clock)
+        result = run_tools_agent(model, registry, system, instruction, sink, settings,
+                                 decoding_specs=shown, clock=clock)
     finally:
         sql.close()
     exit_reason = "invalid_manifest" if changes.gave_up else result.exit_reason
-    return EvolveOutcome(manifest_changes=changes.entries,
-                         no_change_reason=_no_change_reason(changes, exit_reason),
+    reason = _no_change_reason(changes, finish, exit_reason)
+    return EvolveOutcome(manifest_changes=changes.entries, no_change_reason=reason,
                          tokens_in=result.tokens_in, tokens_out=result.tokens_out,
-                         steps=result.steps, exit_reason=exit_reason)
+                         steps=result.steps, exit_reason=exit_reason,
+                         specific=bool(changes.entries) or (
+                             finish.reason is not None and specific_reason(finish.reason)))
 
 
-def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler,
-             changes: ChangeTool) -> ToolRegistry:
+def _tried(repo: HarnessRepo, store: TraceStore | None, db_path: Path, run_id: str) -> list[Lesson]:
+    """The run's earlier changes and their fate (read-only; the loop may hold the database)."""
+    if store is not None:
+        return tried_lessons(store.con, repo, run_id)
+    if not db_path.is_file():
+        return []
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        return tried_lessons(con, repo, run_id)
+
+
+def _shown_specs(workspace: Path, evidence_dir: Path, train_tasks: list[str]) -> list[ToolSpec]:
+    """The tools as the model sees them and is decoded under (the strict `change`)."""
+    return [*(spec for spec, _ in workspace_tools(workspace)), evidence_tool(evidence_dir)[0],
+            SqlHandler.spec, change_spec(train_tasks), DONE]
+
+
+def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler, changes: ChangeTool,
+             finish: Finish, reminder: StepReminder) -> ToolRegistry:
     registry = ToolRegistry()
     for spec, handler in [*workspace_tools(workspace), evidence_tool(evidence_dir),
-                          (SqlHandler.spec, sql), (CHANGE_SPEC, changes), (DONE, done_tool)]:
-        registry.add(spec, handler)
+                          (SqlHandler.spec, sql), (LOOSE_SPEC, changes), (DONE, finish)]:
+        registry.add(spec, reminder.wrap(handler))
     return registry
 
 
-def render_system_prompt(registry: ToolRegistry, settings: Settings, train_tasks: list[str],
-                         max_changes: int, scoreboard_md: str) -> str:
+def render_system_prompt(tools: list[ToolSpec], settings: Settings, train_tasks: list[str],
+                         max_changes: int, scoreboard_md: str, *, lessons: str = "",
+                         rules: list[str] = ()) -> str:
     """The evolve agent's system prompt; only train task ids ever reach it."""
     return _TEMPLATES.get_template("system.md.j2").render(
-        tools=[spec for spec in registry.specs if spec.name != DONE.name],
-        reply_protocol=format_instructions(settings.action_format, registry.names),
+        tools=[spec for spec in tools if spec.name != DONE.name],
+        reply_protocol=format_instructions(settings.action_format, [t.name for t in tools]),
         action_format=settings.action_format,
         components=get_args(ComponentKind),
         task_ids=train_tasks,
-        example_task=train_tasks[0] if train_tasks else "task-id",
         max_changes=max_changes,
         scoreboard=scoreboard_md.strip() or "None yet: this is the first iteration with changes.",
+        lessons=lessons or "None: no change has been made in this run yet.",
+        rules=list(rules),
     )
 
 
-def _no_change_reason(changes: ChangeTool, exit_reason: str) -> str | None:
+def _no_change_reason(changes: ChangeTool, finish: Finish, exit_reason: str) -> str | None:
     if changes.entries:
         return None
-    return changes.gave_up or f"the evolve agent made no change ({exit_reason})"
+    if changes.gave_up:
+        return changes.gave_up
+    if finish.reason:
+        return f"no change: {finish.reason}"
+    return f"the evolve agent made no change ({exit_reason})"

@@ -109,7 +109,8 @@ def test_b_harmful_edit_is_reverted_to_the_tree_before_it(tmp_path: Path, serve)
 
 def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Path, serve) -> None:
     bad = change(HELPFUL_RULE, ["no-such-task"])
-    agents = serve(ScriptedAgents(solves=lambda system: False, evolve_script=[bad, bad, done()]))
+    agents = serve(ScriptedAgents(solves=lambda system: False,
+                                  evolve_script=[bad, bad, bad, done()]))
     run_dir = make_run(tmp_path, iterations=2)
 
     result = evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
@@ -123,7 +124,7 @@ def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Pat
     done_phases = phases_of(run_dir)
     assert done_phases[0] == done_phases[1] == list(PHASE_ORDER)
     assert done_phases[2] == ["EVAL", "INGEST", "ATTRIBUTE", "REVERT", "DISTILL"]
-    assert agents.total("evolve") == 2 * 2  # two sessions of two invalid calls each, no done
+    assert agents.total("evolve") == 2 * 3  # two sessions of three refused calls each, no done
 
 
 def test_a_placebo_edit_is_labelled_and_reverted(tmp_path: Path, serve) -> None:
