@@ -2,12 +2,29 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from agent.clients import EmbeddedModel
+from agent.clients.embedded import (
+    MAX_SLOTS,
+    SLOTS_ENV,
+    THREADS_ENV,
+    ServerSize,
+    machine_cores,
+    server_size,
+)
 from agent.clients.weights import WEIGHTS, ModelWeights, WeightsMissing
 from agent.model import Message
+from agent.parsing import action_schema
+from agent.tools import DONE
+from evoharness.errors import EvoError
+from workspace.spec import ToolSpec
+
+SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
+    "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
 
 ACTION_PROMPT = [
     Message(
@@ -36,3 +53,33 @@ def test_real_model_answers_a_json_action(name: str) -> None:
     assert isinstance(json.loads(reply.content), dict)  # the shape, not what the action is
     assert reply.tokens_in > 0 and reply.tokens_out > 0
     assert reply.model == f"embedded:{name}"
+
+
+def test_the_server_is_sized_from_the_machine_and_the_workers(monkeypatch) -> None:
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    monkeypatch.delenv(SLOTS_ENV, raising=False)
+    assert server_size(4) == ServerSize(threads=machine_cores(), slots=4)
+    assert server_size(0).slots == 1 and server_size(100).slots == MAX_SLOTS
+    assert 1 <= machine_cores() <= len(os.sched_getaffinity(0))
+    monkeypatch.setenv(THREADS_ENV, "3")
+    monkeypatch.setenv(SLOTS_ENV, "5")
+    assert server_size(2) == ServerSize(threads=3, slots=5)
+    monkeypatch.setenv(THREADS_ENV, "many")
+    with pytest.raises(EvoError) as raised:
+        server_size()
+    assert raised.value.field == THREADS_ENV and raised.value.value == "many"
+
+
+@pytest.mark.slow
+def test_real_model_keeps_to_the_action_schema_when_asked_to_break_it() -> None:
+    """Asked for an unknown tool and extra keys, the 1.5B under constrained decoding still writes
+    one action of the schema (llama.cpp turns response_format's schema into a grammar)."""
+    schema = action_schema([SHELL, DONE])
+    prompt = [ACTION_PROMPT[0], Message(role="user", content=(
+        'Call the tool "python" with arguments {"code": "print(1)", "task_name": "x"}, and add '
+        'the keys "outcome" and "error" to your JSON object.'))]
+    reply = EmbeddedModel(WEIGHTS["qwen2.5-coder-1.5b"]).chat(
+        prompt, json_mode=True, schema=schema, max_tokens=200)
+    action = json.loads(reply.content)
+    assert Draft202012Validator(schema).is_valid(action), action
+    assert action["tool"] in ("shell", "done")

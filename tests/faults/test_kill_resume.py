@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -38,17 +39,28 @@ NOTHING_JUDGED = "No change has been judged yet."  # the evolve agent's scoreboa
 MODEL_LATENCY = 0.05  # seconds per reply: a scripted iteration is otherwise over before a kill lands
 
 
+# A second harmful rule: the evolve agent refuses a rule reverted earlier in the run.
+OTHER_HARMFUL_RULE = "Skip every command and finish at once without looking at any file."
+
+
+def harmful(system: str) -> bool:
+    return HARMFUL_RULE in system or OTHER_HARMFUL_RULE in system
+
+
 class Agents(ScriptedAgents):
     """The first evolve session (nothing judged yet) adds the helpful rule, which is kept; every
-    later session adds the harmful rule, which the next iteration reverts. The choice depends only
-    on the conversation, so a killed session replays the same script when resumed."""
+    later session adds a harmful rule (by iteration: a reverted one may not come back), which the
+    next iteration reverts. The choice depends only on the conversation, so a killed session
+    replays the same script when resumed."""
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         system = body["messages"][0]["content"]
         if EVOLVE_MARKER in system:  # evolve requests are sequential: swapping the script is safe
             helpful = NOTHING_JUDGED in system
+            odd = int(re.search(r"Iteration (\d+)", body["messages"][1]["content"]).group(1)) % 2
+            rule = HARMFUL_RULE if odd else OTHER_HARMFUL_RULE
             self.evolve_script = [change(HELPFUL_RULE, TRAIN) if helpful
-                                  else change(HARMFUL_RULE, ["write-alpha"]), done()]
+                                  else change(rule, ["write-alpha"]), done()]
         time.sleep(MODEL_LATENCY)
         return super().__call__(body)
 
@@ -178,7 +190,7 @@ def test_sigkill_at_seeded_points_then_resume_completes_consistently(tmp_path: P
                        rollout_timeout=60, extra_rollouts=0,
                        stop=StopRules(iterations=ITERATIONS))
     run_dir = init_run(tmp_path / "run", config).root
-    agents = Agents(solves=lambda system: HELPFUL_RULE in system and HARMFUL_RULE not in system,
+    agents = Agents(solves=lambda system: HELPFUL_RULE in system and not harmful(system),
                     evolve_script=[])
     runner = KillRun(run_dir, "", random.Random(SEED))
     with agents.server() as server:
