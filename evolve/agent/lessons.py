@@ -106,13 +106,13 @@ def tried_lessons(con: duckdb.DuckDBPyConnection, repo: HarnessRepo, run_id: str
         "SELECT c.change_id, c.iteration, c.commit, json_extract_string(c.manifest, '$.root_cause'),"
         " v.verdict, v.decision FROM changes c LEFT JOIN verdicts v USING (change_id)"
         " WHERE c.run_id = ? ORDER BY c.iteration, c.change_id", [run_id]).fetchall()
-    return [Lesson(change_id=cid, iteration=it, rule=_added_text(repo, commit),
+    return [Lesson(change_id=cid, iteration=it, rule=added_text(repo, commit),
                    root_cause=cause or "", verdict=verdict or "pending",
                    decision=decision or "pending")
             for cid, it, commit, cause, verdict, decision in rows]
 
 
-def _added_text(repo: HarnessRepo, commit: str) -> str:
+def added_text(repo: HarnessRepo, commit: str) -> str:
     """The prose lines a commit added (its rule), joined; '' when it added none or is gone."""
     try:
         diff = repo.diff(f"{commit}^", commit)

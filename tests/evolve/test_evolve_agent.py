@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from agent.events import ListSink
 from evoharness.errors import EvoError
@@ -347,3 +348,36 @@ def test_edits_that_break_the_harness_are_refused_with_the_reason(run: Run):
     assert "missing" in unregistered
     assert outcome.manifest_changes == [] and run.repo.tree_id() == tree
     assert not run.repo.is_dirty()
+
+
+def test_replies_are_decoded_under_the_strict_change_schema(run: Run):
+    """With constrained decoding, the model's change call is forced into known task ids, closed
+    evidence items, a component kind and a prediction (the registry itself stays forgiving)."""
+    class Constraining(ScriptedModel):
+        constrains_by_default = True
+        schemas: list = []
+
+        def chat(self, messages, **options):
+            self.schemas.append(options.get("schema"))
+            return super().chat(messages, **options)
+
+    model, sink = Constraining([json_action("done", summary=REASON)]), ListSink()
+    run_evolve_agent(repo=run.repo, model=model, evidence_dir=run.evidence, db_path=run.db,
+                     run_id="run1", iteration=1, train_tasks=TRAIN, sink=sink, max_changes=1,
+                     max_steps=5, scoreboard_md="")
+    valid = Draft202012Validator(model.schemas[0]).is_valid
+    good = json.loads(change(edit=None))
+    good["arguments"]["edits"] = [good["arguments"].pop("edit")]
+    good["arguments"]["failure_evidence"] = [{"task_id": "fix-parser", "attempt": 0}]
+    good["thought"] = "the agent loops"
+    assert valid(good)
+
+    def variant(**changes: Any) -> dict:
+        return {**good, "arguments": {**good["arguments"], **changes}}
+
+    assert not valid(variant(failure_evidence=[{"task_id": "fix-parser", "outcome": "fail"}]))
+    assert not valid(variant(predicted_fixes=[{"task_id": HELDOUT, "probability": 0.5}]))
+    assert not valid(variant(predicted_fixes=[]))
+    assert not valid(variant(component="prompt"))
+    assert not valid(variant(edits=[{"op": "append_rule", "text": RULE, "why": "x"}]))
+    assert not valid({**good, "tool": "write_harness"})

@@ -1,0 +1,298 @@
+"""The evolve agent on the real embedded 1.5B, measured: a recorded run's evidence (the fixture in
+benchmarks/fixtures/evolve-small, made from a short real run with --record) is replayed through N
+real EVOLVE phases, each from the same starting point; then the code agent runs the built-in suite
+under constrained decoding and its parse failures are counted.
+
+Run: python benchmarks/evolve_agent.py [--sessions 8] [--code-steps 6] [--no-code]
+     python benchmarks/evolve_agent.py --record RUN_DIR   (rewrite the fixture from a real run)"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agent.clients import make_model
+from evolve import phases
+from evolve.agent.change import PLACEHOLDER
+from evolve.agent.lessons import (
+    OVERLAP,
+    added_text,
+    harness_rules,
+    reverted_rules,
+    same_lesson,
+    tried_lessons,
+    words,
+)
+from evolve.agent.session import specific_reason
+from evolve.agent.tidy import tidy_change
+from evolve.config import RunConfig
+from evolve.run import Run, init_run, open_run
+from manifests.attribution import Verdict, record_verdicts
+from manifests.schema import ChangeManifestEntry, IterationManifest
+from manifests.store import load_manifest, manifest_path, save_manifest, trailers_for
+from tasks.results import RolloutResult
+from tasks.runner import run_rollouts
+from tasks.task import load_suite
+from tasks.unsafe import require_sandbox
+from traces.schema import PHASES
+from workspace.edits import apply_edits
+from workspace.repo import SEED_DIR
+from workspace.validate import load_harness
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = Path(__file__).parent / "fixtures" / "evolve-small"
+SUITE = ROOT / "tasks" / "suite"
+# The example change the old prompt showed, which small models copied word for word.
+PROMPT_EXAMPLES = ["Before calling done, run the program and compare its output with the task."]
+NEAR = 0.5  # a looser overlap than the guard's, to show near misses the guard let through
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# --- recording the fixture from a real run --------------------------------------------------
+
+def record(run_dir: Path, out: Path) -> None:
+    """Keep what a replay needs: the train rollouts up to the last evaluated iteration, and each
+    earlier change with the edits it made (from the evolve trace) and its verdict."""
+    with open_run(run_dir) as run:
+        replay = max(it for it, _ in run.store.con.execute(
+            "SELECT iteration, phase FROM iterations WHERE phase = 'DISTILL'").fetchall())
+        verdicts = dict(run.store.con.execute(
+            "SELECT change_id, detail FROM verdicts WHERE run_id = ?", [run.run_id]).fetchall())
+        changes = []
+        for iteration in range(replay):
+            edits = _committed_edits(run, iteration)
+            for entry in load_manifest(manifest_path(run_dir, iteration)).changes:
+                changes.append({"iteration": iteration, "entry": entry.model_dump(mode="json"),
+                                "edits": edits[entry.id], "verdict": json.loads(verdicts[entry.id])})
+        train = run.train_ids
+        record_file = {"run_id": run.run_id, "k": run.config.k, "task_ids": train,
+                       "replay_iteration": replay, "changes": changes}
+    shutil.rmtree(out, ignore_errors=True)
+    for iteration in range(replay + 1):
+        folder = out / "rollouts" / f"it{iteration:03d}"
+        folder.mkdir(parents=True)
+        for path in sorted((run_dir / "iterations" / f"it{iteration:03d}" / "rollouts").glob("*.json")):
+            if RolloutResult.model_validate_json(path.read_text()).task_id in train:
+                shutil.copy(path, folder / path.name)
+    (out / "record.json").write_text(json.dumps(record_file, indent=1) + "\n")
+
+
+def _committed_edits(run: Run, iteration: int) -> dict[str, list[Any]]:
+    """change id -> the edits of the `change` call that committed it, as the tool read them."""
+    events = json.loads((run.paths.iteration_dir(iteration) / "evolve_trace.json").read_text())
+    found, pending = {}, None
+    for event in events:
+        if event["kind"] == "tool_call" and event["name"] == "change":
+            pending = event["data"]["arguments"]
+        elif event["kind"] == "tool_result" and event["name"] == "change" and pending:
+            if event["content"].startswith("committed change "):
+                change_id = event["content"].split()[2]
+                found[change_id] = tidy_change(pending, run.train_ids).edits
+            pending = None
+    return found
+
+
+# --- replaying it -----------------------------------------------------------------------------
+
+def build_template(root: Path, fixture: Path, model: str) -> tuple[Path, int]:
+    """A run directory at the replayed iteration's EVOLVE phase: rollouts ingested, earlier changes
+    committed, judged and (if so decided) reverted, evidence distilled."""
+    rec = json.loads((fixture / "record.json").read_text())
+    replay = rec["replay_iteration"]
+    init_run(root, RunConfig(run_id=rec["run_id"], tasks=SUITE, task_ids=rec["task_ids"],
+                             model=model, k=rec["k"]))
+    with open_run(root) as run:
+        for iteration in range(replay + 1):
+            out = run.paths.rollouts(iteration)
+            shutil.copytree(fixture / "rollouts" / f"it{iteration:03d}", out)
+            run.store.ingest_dir(out)
+            if iteration:
+                _judge(run, iteration, [c for c in rec["changes"] if c["iteration"] == iteration - 1])
+            for phase in PHASES[:4]:  # EVAL to REVERT; _evolve marks the rest
+                run.store.mark_phase(run.run_id, iteration, phase, harness_commit=run.repo.head())
+            if iteration < replay:
+                _evolve(run, iteration, [c for c in rec["changes"] if c["iteration"] == iteration])
+        phases.distill_evidence(run, replay)
+        run.store.mark_phase(run.run_id, replay, "DISTILL", harness_commit=run.repo.head())
+    return root, replay
+
+
+def _evolve(run: Run, iteration: int, changes: list[dict[str, Any]]) -> None:
+    before, entries = run.repo.head(), []
+    for change in changes:
+        entry = ChangeManifestEntry.model_validate(change["entry"])
+        apply_edits(run.repo, change["edits"])
+        sha = run.repo.commit_change(entry.targeted_fix, change_id=entry.id,
+                                     component=entry.component, trailers=trailers_for(entry))
+        entries.append(entry.model_copy(update={"commit": sha,
+                                                "files": run.repo.changed_files(sha)}))
+    save_manifest(run.paths.root, IterationManifest(
+        run_id=run.run_id, iteration=iteration, harness_commit_before=before, changes=entries,
+        no_change_reason=None if entries else "none recorded"), run.store.con)
+    for phase in PHASES[4:]:
+        run.store.mark_phase(run.run_id, iteration, phase, harness_commit=run.repo.head())
+
+
+def _judge(run: Run, iteration: int, changes: list[dict[str, Any]]) -> None:
+    verdicts = [Verdict.model_validate(c["verdict"]) for c in changes]
+    record_verdicts(run.store.con, run.run_id, iteration, verdicts)
+    commits = {c.id: c.commit for c in load_manifest(manifest_path(run.paths.root, iteration - 1)).changes}
+    for verdict in reversed(verdicts):
+        if verdict.decision == "revert":
+            run.repo.revert(commits[verdict.change_id], reason=verdict.reason)
+
+
+def session(template: Path, where: Path, replay: int) -> dict[str, Any]:
+    """One real EVOLVE phase on a copy of the template, and what it produced."""
+    shutil.copytree(template, where)
+    with open_run(where) as run:
+        known = harness_rules(run.repo)
+        lessons = reverted_rules(tried_lessons(run.store.con, run.repo, run.run_id))
+        started = time.perf_counter()
+        detail = phases.evolve_harness(run, replay)
+        seconds = time.perf_counter() - started
+        manifest = load_manifest(manifest_path(where, replay))
+        events = json.loads((run.paths.iteration_dir(replay) / "evolve_trace.json").read_text())
+        rules = {c.id: added_text(run.repo, c.commit) for c in manifest.changes}
+    return {"detail": detail, "seconds": seconds, "manifest": manifest, "events": events,
+            "rules": rules, "known": known, "reverted": lessons}
+
+
+def copies(rule: str, known: list[str], threshold: float) -> bool:
+    return any(_overlap(rule, other) >= threshold for other in known)
+
+
+def _overlap(a: str, b: str) -> float:
+    wa, wb = words(a), words(b)
+    return len(wa & wb) / min(len(wa), len(wb)) if wa and wb else 0.0
+
+
+def tally(results: list[dict[str, Any]]) -> dict[str, float]:
+    changes = [c for r in results for c in r["manifest"].changes]
+    causes: list[str] = []
+    for cause in (c.root_cause for c in changes):
+        if not any(same_lesson(cause, seen) for seen in causes):
+            causes.append(cause)
+    results_text = [e for r in results for e in r["events"] if e["kind"] == "tool_result"]
+    figures = {
+        "sessions": len(results),
+        "valid change": sum(bool(r["manifest"].changes) for r in results),
+        "specific reason": sum(_stated(r) for r in results),
+        "changes": len(changes),
+        "copies": sum(copies(r["rules"][c.id], r["known"] + r["reverted"], OVERLAP)
+                      for r in results for c in r["manifest"].changes),
+        "example copies": sum(copies(r["rules"][c.id], PROMPT_EXAMPLES, OVERLAP)
+                              or bool(PLACEHOLDER.search(r["rules"][c.id]))
+                              for r in results for c in r["manifest"].changes),
+        "near copies": sum(copies(r["rules"][c.id], r["known"] + r["reverted"], NEAR)
+                           for r in results for c in r["manifest"].changes),
+        "refused copies": sum("already in the harness" in e["content"] or "already tried" in
+                              e["content"] or "placeholder" in e["content"] for e in results_text),
+        "causes": len(causes),
+        "invalid actions": sum(e["kind"] == "error" and e["name"] == "ParseError"
+                               or e["kind"] == "note" and e["name"] == "parse_retry"
+                               for r in results for e in r["events"])
+        + sum(e["content"].startswith(("ERROR (permanent): unknown tool",
+                                       "ERROR (permanent): invalid arguments"))
+              for e in results_text),
+        "invalid manifests": sum("invalid manifest" in e["content"] for e in results_text),
+        "seconds": sum(r["seconds"] for r in results) / max(len(results), 1),
+    }
+    figures["ended"] = figures["valid change"] + figures["specific reason"]
+    return figures
+
+
+def _stated(result: dict[str, Any]) -> bool:
+    reason = result["manifest"].no_change_reason or ""
+    return (not result["manifest"].changes and result["detail"].get("exit_reason") == "done"
+            and reason.startswith("no change: ") and specific_reason(reason))
+
+
+# --- the code agent under constrained decoding --------------------------------------------------
+
+def code_agent(root: Path, steps: int, workers: int) -> dict[str, int]:
+    """Every task of the built-in suite once, the seed harness capped at `steps` steps."""
+    harness_dir = root / "harness"
+    shutil.copytree(SEED_DIR, harness_dir)
+    spec = yaml.safe_load((harness_dir / "harness.yaml").read_text())
+    spec["settings"]["max_steps"] = steps
+    (harness_dir / "harness.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    harness = load_harness(harness_dir)
+    paths = run_rollouts(harness, "seed", load_suite(SUITE).items(),
+                         make_model("embedded", workers=workers), run_id="bench", iteration=0,
+                         out_dir=root / "rollouts", workers=workers,
+                         sandbox_factory=require_sandbox(False))
+    rollouts = [RolloutResult.model_validate_json(p.read_text()) for p in paths]
+    events = [e for r in rollouts for e in r.events]
+    return {
+        "rollouts": len(rollouts), "passed": sum(r.outcome == "pass" for r in rollouts),
+        "model calls": sum(e.kind == "model_call" for e in events),
+        "parse failures": sum(e.kind == "note" and e.name == "parse_retry"
+                              or e.kind == "error" and e.name == "ParseError" for e in events),
+        "invented tools": sum(e.kind == "tool_result" and "unknown tool" in e.content for e in events),
+        "invalid arguments": sum(e.kind == "tool_result" and "invalid arguments" in e.content
+                                 for e in events),
+        "unconstrained": sum(e.name == "constrained_decoding_off" for e in events),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--model", default="embedded")
+    parser.add_argument("--code-steps", type=int, default=6)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-code", action="store_true", help="skip the code-agent figure")
+    parser.add_argument("--record", type=Path, help="rewrite the fixture from this run directory")
+    args = parser.parse_args()
+    if args.record:
+        record(args.record, FIXTURE)
+        say(f"fixture written to {FIXTURE}")
+        return
+    with tempfile.TemporaryDirectory(prefix="evolve-bench-") as tmp:
+        template, replay = build_template(Path(tmp) / "template", FIXTURE, args.model)
+        results = []
+        for n in range(args.sessions):
+            results.append(session(template, Path(tmp) / f"s{n}", replay))
+            r = results[-1]
+            say(f"session {n}: {len(r['manifest'].changes)} change(s) "
+                f"{[c.root_cause for c in r['manifest'].changes]} "
+                f"reason={r['manifest'].no_change_reason!r} {r['seconds']:.0f}s")
+        f = tally(results)
+        print(f"sessions: {f['sessions']} sessions")
+        print(f"sessions ending in a valid change: {f['valid change']} sessions")
+        print(f"sessions ending in a specific no-change reason: {f['specific reason']} sessions")
+        print(f"sessions ending in a change or a specific reason: "
+              f"{100 * f['ended'] / max(f['sessions'], 1):.0f} %")
+        print(f"changes committed: {f['changes']} changes")
+        print(f"changes repeating an existing or reverted rule: {f['copies']} changes")
+        print(f"changes repeating a prompt example: {f['example copies']} changes")
+        print(f"changes near an existing or reverted rule (overlap >= {NEAR}): "
+              f"{f['near copies']} changes")
+        print(f"repeats refused before an evaluation: {f['refused copies']} refusals")
+        print(f"distinct root causes: {f['causes']} causes")
+        print(f"invalid action replies: {f['invalid actions']} replies")
+        print(f"invalid manifest replies: {f['invalid manifests']} replies")
+        print(f"mean session time: {f['seconds']:.0f} s")
+        if not args.no_code:
+            c = code_agent(Path(tmp) / "code", args.code_steps, args.workers)
+            print(f"code agent model calls (constrained): {c['model calls']} calls")
+            print(f"code agent parse failures (constrained): {c['parse failures']} failures")
+            print(f"code agent invented tools (constrained): {c['invented tools']} calls")
+            print(f"code agent invalid arguments (constrained): {c['invalid arguments']} calls")
+            print(f"code agent calls left unconstrained: {c['unconstrained']} rollouts")
+            print(f"code agent rollouts passing: {c['passed']} of {c['rollouts']} rollouts")
+
+
+if __name__ == "__main__":
+    main()
