@@ -30,7 +30,6 @@ from evolve.agent.lessons import (
     tried_lessons,
     words,
 )
-from evolve.agent.session import specific_reason
 from evolve.agent.tidy import tidy_change
 from evolve.config import RunConfig
 from evolve.run import Run, init_run, open_run
@@ -187,7 +186,8 @@ def tally(results: list[dict[str, Any]]) -> dict[str, float]:
     figures = {
         "sessions": len(results),
         "valid change": sum(bool(r["manifest"].changes) for r in results),
-        "specific reason": sum(_stated(r) for r in results),
+        "specific reason": sum(r["detail"]["specific"] and not r["manifest"].changes
+                               for r in results),
         "changes": len(changes),
         "copies": sum(copies(r["rules"][c.id], r["known"] + r["reverted"], OVERLAP)
                       for r in results for c in r["manifest"].changes),
@@ -210,12 +210,6 @@ def tally(results: list[dict[str, Any]]) -> dict[str, float]:
     }
     figures["ended"] = figures["valid change"] + figures["specific reason"]
     return figures
-
-
-def _stated(result: dict[str, Any]) -> bool:
-    reason = result["manifest"].no_change_reason or ""
-    return (not result["manifest"].changes and result["detail"].get("exit_reason") == "done"
-            and reason.startswith("no change: ") and specific_reason(reason))
 
 
 # --- the code agent under constrained decoding --------------------------------------------------

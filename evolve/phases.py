@@ -166,7 +166,7 @@ def evolve_harness(run: Run, iteration: int) -> Detail:
     save_manifest(run.paths.root, manifest)
     return {"changes": len(manifest.changes), "no_change_reason": manifest.no_change_reason,
             "tokens": outcome.tokens_in + outcome.tokens_out, "steps": outcome.steps,
-            "exit_reason": outcome.exit_reason}
+            "exit_reason": outcome.exit_reason, "specific": outcome.specific}
 
 
 def registered_manifest(run: Run, iteration: int) -> IterationManifest | None:
