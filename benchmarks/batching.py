@@ -5,6 +5,7 @@ memory is freed before the next. Run: python benchmarks/batching.py"""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from agent.clients.embedded import EmbeddedModel, ServerSize, machine_cores, start_server
 from agent.clients.weights import WEIGHTS, ensure_weights
 
-TOKENS = 64  # generated per request: long enough that decoding, not the prompt, dominates
+TOKENS = 32  # generated per request: enough that decoding, not the prompt, dominates
 REPEATS = 2  # best of: other processes share the cores and only ever slow a run down
 WEIGHTS_NAME = "qwen2.5-coder-1.5b"
 
@@ -53,6 +54,7 @@ def main() -> None:
         return
     cores = machine_cores()
     print(f"cores: {cores} cores")
+    print(f"load average: {os.getloadavg()[0]:.1f} runnable processes")
     for threads in sorted({1, cores}):
         alone = _in_subprocess(threads, 1)["aggregate"]
         print(f"threads {threads} batch 1: {alone:.1f} tokens/s")

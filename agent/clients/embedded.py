@@ -1,6 +1,6 @@
 """The embedded model: llama.cpp running in this process through the `xllamacpp` wheel, serving
-the GGUF that weights.py assembled, sized to the machine (threads) and the run's workers (slots).
-Chat goes through the server's in-process OpenAI-style call."""
+the GGUF that weights.py assembled, sized to the machine's idle cores (threads) and the run's
+workers (slots). Chat goes through the server's in-process OpenAI-style call."""
 from __future__ import annotations
 
 import os
@@ -42,10 +42,20 @@ def machine_cores() -> int:
     return max(1, min(allowed or 1, physical))
 
 
+def idle_cores() -> int:
+    """Cores not already busy with other work (the 1-minute load average), at least one.
+    llama.cpp's threads meet at a barrier after every operation: one thread preempted by another
+    process stalls them all. Measured on this project's 2-core machine under a load of ~5 (nice
+    10): 1 thread decoded 4.2-7.5 tokens/s, 2 threads 0.4-1.8 tokens/s."""
+    cores = machine_cores()
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return max(1, min(cores, cores - int(busy)))
+
+
 def server_size(workers: int = 1) -> ServerSize:
-    """Every usable core for one batched decode, and one slot per concurrent rollout (so
-    rollouts keep their own cached prompt); EVOHARNESS_THREADS / EVOHARNESS_SLOTS override."""
-    threads = _env_int(THREADS_ENV) or machine_cores()
+    """The idle cores for one batched decode, and one slot per concurrent rollout (so rollouts
+    keep their own cached prompt); EVOHARNESS_THREADS / EVOHARNESS_SLOTS override."""
+    threads = _env_int(THREADS_ENV) or idle_cores()
     slots = _env_int(SLOTS_ENV) or max(1, workers)
     return ServerSize(threads=threads, slots=min(slots, MAX_SLOTS))
 

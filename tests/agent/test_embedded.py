@@ -13,6 +13,7 @@ from agent.clients.embedded import (
     SLOTS_ENV,
     THREADS_ENV,
     ServerSize,
+    idle_cores,
     machine_cores,
     server_size,
 )
@@ -58,7 +59,8 @@ def test_real_model_answers_a_json_action(name: str) -> None:
 def test_the_server_is_sized_from_the_machine_and_the_workers(monkeypatch) -> None:
     monkeypatch.delenv(THREADS_ENV, raising=False)
     monkeypatch.delenv(SLOTS_ENV, raising=False)
-    assert server_size(4) == ServerSize(threads=machine_cores(), slots=4)
+    assert server_size(4) == ServerSize(threads=idle_cores(), slots=4)
+    assert 1 <= idle_cores() <= machine_cores()
     assert server_size(0).slots == 1 and server_size(100).slots == MAX_SLOTS
     assert 1 <= machine_cores() <= len(os.sched_getaffinity(0))
     monkeypatch.setenv(THREADS_ENV, "3")
