@@ -4,7 +4,7 @@ real EVOLVE phases, each from the same starting point; then the code agent runs 
 under constrained decoding and its parse failures are counted.
 
 Run: python benchmarks/evolve_agent.py [--sessions 8] [--code-steps 6] [--no-code]
-     python benchmarks/evolve_agent.py --record RUN_DIR   (rewrite the fixture from a real run)"""
+     python benchmarks/evolve_agent.py --record RUN_DIR [--replay N]   (rewrite the fixture)"""
 from __future__ import annotations
 
 import argparse
@@ -59,12 +59,10 @@ def say(text: str) -> None:
 
 # --- recording the fixture from a real run --------------------------------------------------
 
-def record(run_dir: Path, out: Path) -> None:
-    """Keep what a replay needs: the train rollouts up to the last evaluated iteration, and each
+def record(run_dir: Path, out: Path, replay: int) -> None:
+    """Keep what a replay of iteration `replay` needs: the train rollouts up to it, and each
     earlier change with the edits it made (from the evolve trace) and its verdict."""
     with open_run(run_dir) as run:
-        replay = max(it for it, _ in run.store.con.execute(
-            "SELECT iteration, phase FROM iterations WHERE phase = 'DISTILL'").fetchall())
         verdicts = dict(run.store.con.execute(
             "SELECT change_id, detail FROM verdicts WHERE run_id = ?", [run.run_id]).fetchall())
         changes = []
@@ -240,52 +238,64 @@ def code_agent(root: Path, steps: int, workers: int) -> dict[str, int]:
     }
 
 
+def evolve_figures(tmp: Path, model: str, sessions: int) -> None:
+    template, replay = build_template(tmp / "template", FIXTURE, model)
+    results = []
+    for n in range(sessions):
+        results.append(session(template, tmp / f"s{n}", replay))
+        r = results[-1]
+        say(f"session {n}: {len(r['manifest'].changes)} change(s) "
+            f"{[c.root_cause for c in r['manifest'].changes]} "
+            f"reason={r['manifest'].no_change_reason!r} {r['seconds']:.0f}s")
+    f = tally(results)
+    print(f"sessions: {f['sessions']} sessions")
+    print(f"sessions ending in a valid change: {f['valid change']} sessions")
+    print(f"sessions ending in a specific no-change reason: {f['specific reason']} sessions")
+    print(f"sessions ending in a change or a specific reason: "
+          f"{100 * f['ended'] / max(f['sessions'], 1):.0f} %")
+    print(f"changes committed: {f['changes']} changes")
+    print(f"changes repeating an existing or reverted rule: {f['copies']} changes")
+    print(f"changes repeating a prompt example: {f['example copies']} changes")
+    print(f"changes near an existing or reverted rule (overlap >= {NEAR}): "
+          f"{f['near copies']} changes")
+    print(f"repeats refused before an evaluation: {f['refused copies']} refusals")
+    print(f"distinct root causes: {f['causes']} causes")
+    print(f"invalid action replies: {f['invalid actions']} replies")
+    print(f"invalid manifest replies: {f['invalid manifests']} replies")
+    print(f"mean session time: {f['seconds']:.0f} s")
+
+
+def code_figures(tmp: Path, steps: int, workers: int) -> None:
+    c = code_agent(tmp, steps, workers)
+    print(f"code agent model calls (constrained): {c['model calls']} calls")
+    print(f"code agent parse failures (constrained): {c['parse failures']} failures")
+    print(f"code agent invented tools (constrained): {c['invented tools']} calls")
+    print(f"code agent invalid arguments (constrained): {c['invalid arguments']} calls")
+    print(f"code agent calls left unconstrained: {c['unconstrained']} rollouts")
+    print(f"code agent rollouts passing: {c['passed']} of {c['rollouts']} rollouts")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--model", default="embedded")
     parser.add_argument("--code-steps", type=int, default=6)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--no-code", action="store_true", help="skip the code-agent figure")
+    parser.add_argument("--no-code", action="store_true", help="skip the code-agent figures")
+    parser.add_argument("--no-evolve", action="store_true", help="skip the evolve-agent figures")
     parser.add_argument("--record", type=Path, help="rewrite the fixture from this run directory")
+    parser.add_argument("--replay", type=int, default=0,
+                        help="with --record: the iteration whose EVOLVE phase is replayed")
     args = parser.parse_args()
     if args.record:
-        record(args.record, FIXTURE)
+        record(args.record, FIXTURE, args.replay)
         say(f"fixture written to {FIXTURE}")
         return
     with tempfile.TemporaryDirectory(prefix="evolve-bench-") as tmp:
-        template, replay = build_template(Path(tmp) / "template", FIXTURE, args.model)
-        results = []
-        for n in range(args.sessions):
-            results.append(session(template, Path(tmp) / f"s{n}", replay))
-            r = results[-1]
-            say(f"session {n}: {len(r['manifest'].changes)} change(s) "
-                f"{[c.root_cause for c in r['manifest'].changes]} "
-                f"reason={r['manifest'].no_change_reason!r} {r['seconds']:.0f}s")
-        f = tally(results)
-        print(f"sessions: {f['sessions']} sessions")
-        print(f"sessions ending in a valid change: {f['valid change']} sessions")
-        print(f"sessions ending in a specific no-change reason: {f['specific reason']} sessions")
-        print(f"sessions ending in a change or a specific reason: "
-              f"{100 * f['ended'] / max(f['sessions'], 1):.0f} %")
-        print(f"changes committed: {f['changes']} changes")
-        print(f"changes repeating an existing or reverted rule: {f['copies']} changes")
-        print(f"changes repeating a prompt example: {f['example copies']} changes")
-        print(f"changes near an existing or reverted rule (overlap >= {NEAR}): "
-              f"{f['near copies']} changes")
-        print(f"repeats refused before an evaluation: {f['refused copies']} refusals")
-        print(f"distinct root causes: {f['causes']} causes")
-        print(f"invalid action replies: {f['invalid actions']} replies")
-        print(f"invalid manifest replies: {f['invalid manifests']} replies")
-        print(f"mean session time: {f['seconds']:.0f} s")
+        if not args.no_evolve:
+            evolve_figures(Path(tmp), args.model, args.sessions)
         if not args.no_code:
-            c = code_agent(Path(tmp) / "code", args.code_steps, args.workers)
-            print(f"code agent model calls (constrained): {c['model calls']} calls")
-            print(f"code agent parse failures (constrained): {c['parse failures']} failures")
-            print(f"code agent invented tools (constrained): {c['invented tools']} calls")
-            print(f"code agent invalid arguments (constrained): {c['invalid arguments']} calls")
-            print(f"code agent calls left unconstrained: {c['unconstrained']} rollouts")
-            print(f"code agent rollouts passing: {c['passed']} of {c['rollouts']} rollouts")
+            code_figures(Path(tmp) / "code", args.code_steps, args.workers)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@ outcome the iteration loop turns into a manifest: a committed change or a specif
 Saving the manifest is the loop's job."""
 from __future__ import annotations
 
+import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +35,8 @@ DEFAULT_SETTINGS = Settings(max_output_tokens=1024,
                             budgets=Budgets(tokens=400_000, wall_seconds=3600.0))
 REASON_WORDS = 8  # a no-change reason shorter than this says nothing specific
 STEPS_WARNING = 3  # with this many steps left and no change, every tool result says so
+REPEAT_WINDOW = 3  # a call identical to one of the last this many is not run again
+_FIRST_ROLLOUT = re.compile(r"\]\((rollouts/[^)\s]+\.md)\)")
 SHOWN_RULES = 20
 _TEMPLATES = Environment(loader=PackageLoader("evolve.agent", "templates"),
                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
@@ -91,24 +95,59 @@ class Finish:
                        "patterns or tasks you looked at and why no harness change would help them")
 
 
-class StepReminder:
-    """Wraps every handler: once few steps are left and nothing is committed, each result says so,
-    so the session ends in a change or a reason instead of running out."""
+class Guide:
+    """Wraps every handler so a small model keeps moving: a call identical to a recent one is not
+    run again, each read of evidence or harness is followed by the workflow's next step, and with
+    STEPS_WARNING steps left and nothing committed, each result says so. (The 1.5B, unguided, read
+    overview.md ten times in a row until its time ran out.)"""
 
     def __init__(self, max_steps: int, changes: ChangeTool) -> None:
         self.left = max_steps
         self.changes = changes
+        self.recent: list[str] = []
+        self.example_rollout: str | None = None
 
-    def wrap(self, handler: Handler) -> Handler:
+    def wrap(self, name: str, handler: Handler) -> Handler:
         def handle(arguments: dict[str, Any]) -> ToolResult:
             self.left -= 1
-            result = handler(arguments)
-            if self.changes.entries or self.left > STEPS_WARNING or result.final is not None:
-                return result
-            warning = (f"\n[{self.left} step(s) left: make your change now, or call done with the "
-                       "specific reason there is none]")
-            return result.model_copy(update={"output": result.output + warning})
+            call = f"{name} {json.dumps(arguments, sort_keys=True)}"
+            if name not in ("change", "done") and call in self.recent[-REPEAT_WINDOW:]:
+                result = refused("permanent", f"you just made this same call ({call}); its result "
+                                 "is above", self._next(name, arguments) or "do something else")
+            else:
+                result = handler(arguments)
+            self.recent.append(call)
+            return self._guided(name, arguments, result)
         return handle
+
+    def _guided(self, name: str, arguments: dict[str, Any], result: ToolResult) -> ToolResult:
+        if self.changes.entries or result.final is not None:
+            return result
+        if name == "read_evidence" and self.example_rollout is None:
+            found = _FIRST_ROLLOUT.search(result.output)
+            self.example_rollout = found.group(1) if found else None
+        hints = [hint] if result.error is None and (hint := self._next(name, arguments)) else []
+        if self.left <= STEPS_WARNING:
+            hints.append(f"{self.left} step(s) left: make your change now, or call done with "
+                         "the specific reason there is none")
+        if not hints:
+            return result
+        return result.model_copy(update={"output": result.output + "".join(
+            f"\n[{hint}]" for hint in hints)})
+
+    def _next(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """The workflow's next step after `name`, or None where the agent should decide."""
+        path = str(arguments.get("path", "overview.md"))
+        if name == "read_evidence" and path.endswith("overview.md"):
+            example = (f'read_evidence {{"path": "{self.example_rollout}"}}'
+                       if self.example_rollout else "read_evidence on one of its rollouts")
+            return (f"next: pick the failure pattern with the most rollouts and see what the agent "
+                    f"did there, e.g. {example}; then call change")
+        if name in ("read_evidence", "read_file", "sql", "list_files"):
+            return ("next: call change with the root cause this shows (read_file the harness file "
+                    "first if you will replace a section of it), or call done with the specific "
+                    "reason there is none")
+        return None
 
 
 def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
@@ -131,8 +170,7 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
     finish = Finish(changes)
     sql = SqlHandler(store or db_path)
     shown = _shown_specs(repo.path, evidence_dir, train_tasks)
-    registry = _toolbox(repo.path, evidence_dir, sql, changes, finish,
-                        StepReminder(max_steps, changes))
+    registry = _toolbox(repo.path, evidence_dir, sql, changes, finish, Guide(max_steps, changes))
     settings = (settings or DEFAULT_SETTINGS).model_copy(update={"max_steps": max_steps})
     system = render_system_prompt(
         shown, settings, train_tasks, max_changes, scoreboard_md,
@@ -170,11 +208,11 @@ def _shown_specs(workspace: Path, evidence_dir: Path, train_tasks: list[str]) ->
 
 
 def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler, changes: ChangeTool,
-             finish: Finish, reminder: StepReminder) -> ToolRegistry:
+             finish: Finish, guide: Guide) -> ToolRegistry:
     registry = ToolRegistry()
     for spec, handler in [*workspace_tools(workspace), evidence_tool(evidence_dir),
                           (SqlHandler.spec, sql), (LOOSE_SPEC, changes), (DONE, finish)]:
-        registry.add(spec, reminder.wrap(handler))
+        registry.add(spec, guide.wrap(spec.name, handler))
     return registry
 
 

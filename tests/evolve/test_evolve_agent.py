@@ -381,3 +381,16 @@ def test_replies_are_decoded_under_the_strict_change_schema(run: Run):
     assert not valid(variant(component="prompt"))
     assert not valid(variant(edits=[{"op": "append_rule", "text": RULE, "why": "x"}]))
     assert not valid({**good, "tool": "write_harness"})
+
+
+def test_a_repeated_read_is_not_run_again_and_each_read_says_what_comes_next(run: Run):
+    (run.evidence / "overview.md").write_text(
+        OVERVIEW + "\n- [r1](rollouts/r1.md) (fix-parser): `ls` ran 5 times\n")
+    read = json_action("read_evidence", path="overview.md")
+    _, _, sink = run.evolve([read, read, json_action("read_file", path="harness.yaml"),
+                             json_action("done", summary=REASON)])
+    first, again, spec, _ = results(sink)
+    assert OVERVIEW in first and 'e.g. read_evidence {"path": "rollouts/r1.md"}' in first
+    assert "you just made this same call" in again and OVERVIEW not in again
+    assert "next: call change with the root cause" in spec
+    assert errors(sink) == [False, True, False, False]
