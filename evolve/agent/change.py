@@ -113,11 +113,17 @@ class ChangeTool:
                            "is reached", "finish with done")
         tidied = tidy_change(arguments, self.known_tasks)
         read_as = "".join(f"\n(read as meant: {note})" for note in tidied.notes)
+        # The manifest and the edits are checked together, so one refusal names every problem.
+        draft, manifest_problems = _attempt(self._draft, tidied.manifest)
+        edits, edit_problems = _attempt(_edits, tidied.edits)
+        if draft is None or edits is None:
+            what = "invalid manifest" if manifest_problems else "edit refused"
+            return self._refused([*manifest_problems, *edit_problems], tidied.manifest, read_as,
+                                 what)
         try:
-            draft = self._draft(tidied.manifest)
-            output = self._commit(draft, parse_edits(tidied.edits) if tidied.edits else [])
-        except ValidationFailed as error:
-            return self._refused(error, tidied.manifest, read_as)
+            output = self._commit(draft, edits)
+        except EditRefused as error:
+            return self._refused(error.problems, tidied.manifest, read_as, "edit refused")
         self.refused_in_a_row = 0
         return ToolResult(output=output + read_as)
 
@@ -162,9 +168,6 @@ class ChangeTool:
         return next((lesson for lesson in self.reverted if lesson.rule == rule), None)
 
     def _commit(self, draft: ChangeManifestEntry, edits: list[Any]) -> str:
-        if not edits:
-            raise EditRefused("the change", [EvoError("no edits given", field="edits",
-                                                      hint="give `edits` (a list of edits)")])
         lines = [line for edit in edits for line in _new_rule_lines(self.repo.path, edit)]
         existing = self.harness_rules()  # before the edits add their own lines
         apply_edits(self.repo, edits)  # a harness the edits break is refused first: the worse fault
@@ -184,11 +187,10 @@ class ChangeTool:
         return (f"committed change {entry.id} as {sha[:12]} ({', '.join(entry.files)}); "
                 f"{left} change(s) left this iteration")
 
-    def _refused(self, error: ValidationFailed, manifest: dict[str, Any], read_as: str
-                 ) -> ToolResult:
+    def _refused(self, found: list[EvoError], manifest: dict[str, Any], read_as: str,
+                 what: str) -> ToolResult:
         self.refused_in_a_row += 1
-        problems = _problems(error)
-        what = ("edit refused" if isinstance(error, EditRefused) else "invalid manifest")
+        problems = "\n".join(f"- {_one(problem)}" for problem in found)
         message = f"{what}; nothing was changed:\n{problems}{read_as}"
         if self.refused_in_a_row >= REFUSALS:
             self.gave_up = (f"no valid change after {self.refused_in_a_row} refused attempts; "
@@ -196,10 +198,25 @@ class ChangeTool:
             return ToolResult(final=self.gave_up, error=ToolError(
                 kind="permanent", message=message, suggestion="the session ends here"))
         if self.refused_in_a_row == REFUSALS - 1:
-            return refused("permanent", message, _corrective(error, manifest))
+            return refused("permanent", message, _corrective(found, manifest))
         known = ", ".join(self.known_tasks[:SHOWN_TASK_IDS])
         return refused("permanent", message,
                        f"fix these and call change again. Task ids: {known}")
+
+
+def _attempt(check: Callable[[Any], Any], value: Any) -> tuple[Any, list[EvoError]]:
+    """(what `check` made of `value`, []), or (None, its problems)."""
+    try:
+        return check(value), []
+    except ValidationFailed as error:
+        return None, error.problems
+
+
+def _edits(raw: list[Any]) -> list[Any]:
+    if not raw:
+        raise EditRefused("the change", [EvoError("no edits given", field="edits",
+                                                  hint="give `edits` (a list of edits)")])
+    return parse_edits(raw)
 
 
 def _new_rule_lines(root: Path, edit: Any) -> list[str]:
@@ -218,10 +235,10 @@ def _new_rule_lines(root: Path, edit: Any) -> list[str]:
     return []
 
 
-def _corrective(error: ValidationFailed, manifest: dict[str, Any]) -> str:
+def _corrective(found: list[EvoError], manifest: dict[str, Any]) -> str:
     """The one short corrective turn after a second refusal: the fields to fix, with the call's
     other fields kept, and the way out."""
-    bad = {_top_field(problem.field) for problem in error.problems}
+    bad = {_top_field(problem.field) for problem in found}
     skeleton = {key: (f"<fix: {key}>" if key in bad else manifest[key])
                 for key in MANIFEST_KEYS if key in manifest or key in bad}
     edit_note = " and `edits`" if bad & set(EDIT_KEYS) else ""
@@ -234,10 +251,6 @@ def _corrective(error: ValidationFailed, manifest: dict[str, Any]) -> str:
 def _top_field(field: str | None) -> str:
     name = (field or "").removeprefix("changes[0].")
     return re.split(r"[.\[]", name, maxsplit=1)[0] or "edits"
-
-
-def _problems(error: ValidationFailed) -> str:
-    return "\n".join(f"- {_one(problem)}" for problem in error.problems)
 
 
 def _one(problem: EvoError) -> str:

@@ -394,3 +394,12 @@ def test_a_repeated_read_is_not_run_again_and_each_read_says_what_comes_next(run
     assert "you just made this same call" in again and OVERVIEW not in again
     assert "next: call change with the root cause" in spec
     assert errors(sink) == [False, True, False, False]
+
+
+def test_one_refusal_names_the_manifest_and_the_edit_problems_together(run: Run):
+    outcome, _, sink = run.evolve([change({"op": "rewrite_everything"}, predicted_fixes=[]),
+                                   json_action("done", summary=REASON)])
+    refusal = results(sink)[0]
+    assert refusal.startswith("ERROR (permanent): invalid manifest; nothing was changed")
+    assert "no prediction" in refusal and "rewrite_everything" in refusal
+    assert outcome.manifest_changes == [] and not run.repo.is_dirty()
