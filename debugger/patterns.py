@@ -125,34 +125,40 @@ def _timeout(t: Trace) -> Found:
     return (len(stopped), f"{len(stopped)} command(s) stopped at the tool timeout") if stopped else None
 
 
-# name -> (title, detector, remedies). Remedies name component kinds the evolve agent can add.
+# name -> (title, detector, remedies). A title says what the agent does (a root cause as the evolve
+# agent may state it); remedies name the component kind first, a rule first of all, in words a
+# small model can use as they are.
 DETECTORS: dict[str, tuple[str, Callable[[Trace], Found], list[str]]] = {
-    "repeated_command": ("the same command run again and again", _repeated_command, [
-        "middleware: a before_tool hook that refuses or warns on the third identical command",
-        "rule: after a command fails twice, change the approach instead of repeating it"]),
-    "repeated_error": ("the same error message over and over", _repeated_error, [
-        "rule: read the error and change what causes it before running again",
-        "skill: how to diagnose this class of error",
+    "repeated_command": ("The agent runs the same command again and again", _repeated_command, [
+        'rule: "If a command fails twice, change the approach instead of running it again."',
+        "middleware: a before_tool hook that refuses the third identical command"]),
+    "repeated_error": ("The agent gets the same error again and again without fixing its cause",
+                       _repeated_error, [
+        "rule: the cause the repeated error shows in the rollout (e.g. an unquoted path), as a "
+        "general rule",
+        "skill: a SKILL.md on what this error means and what to do instead",
         "middleware: an after_tool hook that points out a repeated error"]),
-    "done_after_write": ("done right after writing a file, without running it", _done_after_write, [
-        "rule: run the program or show the file after writing it, before done",
+    "done_after_write": ("The agent calls done right after writing a file, without running or "
+                         "showing it", _done_after_write, [
+        'rule: "Compute results with commands (cmd > file), never type a value you have not '
+        'seen printed; then cat the file."',
         "middleware: a before_tool hook that refuses done when nothing ran since the last write"]),
-    "done_first": ("done before running any command", _done_first, [
-        "rule: look at the task's files in /app before answering",
+    "done_first": ("The agent calls done before running any command", _done_first, [
+        'rule: "Look at the files in /app before answering."',
         "middleware: refuse done as the first action"]),
-    "invented_tool": ("calls to tools that do not exist", _invented_tool, [
-        "tool: add the tool the agent keeps asking for", "rule: list the tools there are",
-        "settings: constrained_decoding on"]),
-    "invalid_arguments": ("tool calls with invalid arguments", _invalid_arguments, [
+    "invented_tool": ("The agent calls tools that do not exist", _invented_tool, [
+        'rule: "Use only the tools listed above; run programs through the shell tool."',
+        "tool: add the tool the agent keeps asking for", "settings: constrained_decoding on"]),
+    "invalid_arguments": ("The agent calls tools with invalid arguments", _invalid_arguments, [
         "tool: a clearer argument description", "settings: constrained_decoding on"]),
-    "parse_failure": ("replies that were not a valid action", _parse_failure, [
+    "parse_failure": ("The agent's replies are not a valid action", _parse_failure, [
         "settings: constrained_decoding on", "system_prompt: a clearer reply example"]),
-    "max_steps": ("stopped at the step limit", _step_limit, [
-        "settings: max_steps", "rule: plan, then act in fewer larger steps",
+    "max_steps": ("The agent runs out of steps", _step_limit, [
+        'rule: "Plan first, then act in few, larger steps."', "settings: max_steps",
         "middleware: warn when few steps are left"]),
-    "timeouts": ("ran out of time (a command or the rollout)", _timeout, [
-        "settings: tool_timeout_seconds or budgets.wall_seconds",
-        "rule: keep commands short and never wait for input", "tool: a bounded runner"]),
+    "timeouts": ("The agent runs out of time (a command or the whole task)", _timeout, [
+        'rule: "Keep commands short and never start one that waits for input."',
+        "settings: tool_timeout_seconds or budgets.wall_seconds", "tool: a bounded runner"]),
 }
 
 

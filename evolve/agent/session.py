@@ -26,7 +26,7 @@ from workspace.repo import HarnessRepo
 from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
 from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, change_spec
-from .lessons import Lesson, harness_rules, lessons_markdown, tried_lessons
+from .lessons import Lesson, harness_rules, lessons_markdown, same_lesson, tried_lessons
 from .tools import SqlHandler, evidence_tool, workspace_tools
 
 # Reading evidence and writing edits needs more room than a code agent's step: longer replies, and
@@ -36,6 +36,7 @@ DEFAULT_SETTINGS = Settings(max_output_tokens=1024,
 REASON_WORDS = 8  # a no-change reason shorter than this says nothing specific
 STEPS_WARNING = 3  # with this many steps left and no change, every tool result says so
 REPEAT_WINDOW = 3  # a call identical to one of the last this many is not run again
+PATTERNS_HEADING = "## Failure patterns"  # debugger/templates/overview.md.j2
 _FIRST_ROLLOUT = re.compile(r"\]\((rollouts/[^)\s]+\.md)\)")
 SHOWN_RULES = 20
 _TEMPLATES = Environment(loader=PackageLoader("evolve.agent", "templates"),
@@ -105,6 +106,7 @@ class Guide:
         self.left = max_steps
         self.changes = changes
         self.recent: list[str] = []
+        self.patterns: list[str] = []
         self.example_rollout: str | None = None
 
     def wrap(self, name: str, handler: Handler) -> Handler:
@@ -121,13 +123,12 @@ class Guide:
         return handle
 
     def _guided(self, name: str, arguments: dict[str, Any], result: ToolResult) -> ToolResult:
-        if self.changes.entries or result.final is not None:
+        if _is_overview(name, arguments) and result.error is None:
+            self._read_overview(result.output)
+        if result.final is not None:
             return result
-        if name == "read_evidence" and self.example_rollout is None:
-            found = _FIRST_ROLLOUT.search(result.output)
-            self.example_rollout = found.group(1) if found else None
         hints = [hint] if result.error is None and (hint := self._next(name, arguments)) else []
-        if self.left <= STEPS_WARNING:
+        if self.left <= STEPS_WARNING and not self.changes.entries:
             hints.append(f"{self.left} step(s) left: make your change now, or call done with "
                          "the specific reason there is none")
         if not hints:
@@ -135,10 +136,19 @@ class Guide:
         return result.model_copy(update={"output": result.output + "".join(
             f"\n[{hint}]" for hint in hints)})
 
+    def _read_overview(self, text: str) -> None:
+        """The failure patterns' titles and the first example rollout, to name next steps with."""
+        section = text.partition(PATTERNS_HEADING)[2].partition("\n## ")[0]
+        self.patterns = [line[4:].strip() for line in section.splitlines()
+                         if line.startswith("### ")]
+        found = _FIRST_ROLLOUT.search(section) or _FIRST_ROLLOUT.search(text)
+        self.example_rollout = found.group(1) if found else None
+
     def _next(self, name: str, arguments: dict[str, Any]) -> str | None:
         """The workflow's next step after `name`, or None where the agent should decide."""
-        path = str(arguments.get("path", "overview.md"))
-        if name == "read_evidence" and path.endswith("overview.md"):
+        if name == "change":
+            return self._after_change()
+        if _is_overview(name, arguments):
             example = (f'read_evidence {{"path": "{self.example_rollout}"}}'
                        if self.example_rollout else "read_evidence on one of its rollouts")
             return (f"next: pick the failure pattern with the most rollouts and see what the agent "
@@ -148,6 +158,22 @@ class Guide:
                     "first if you will replace a section of it), or call done with the specific "
                     "reason there is none")
         return None
+
+    def _after_change(self) -> str:
+        """After a commit: the next pattern no committed root cause states yet, while changes are
+        left (one change per root cause), else done."""
+        causes = [entry.root_cause for entry in self.changes.entries]
+        left = [title for title in self.patterns
+                if not any(same_lesson(title, cause) for cause in causes)]
+        if len(self.changes.entries) >= self.changes.max_changes or not left:
+            return "next: call done with a short summary"
+        return (f'next: if another failure pattern has a different root cause, e.g. "{left[0]}", '
+                "make one change for it; otherwise call done with a short summary")
+
+
+def _is_overview(name: str, arguments: dict[str, Any]) -> bool:
+    return name == "read_evidence" and str(arguments.get("path", "overview.md")).endswith(
+        "overview.md")
 
 
 def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,

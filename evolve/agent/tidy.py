@@ -124,6 +124,8 @@ def _edits(arguments: dict[str, Any], notes: list[str]) -> list[Any]:
             if "op" not in edit and set(edit) == {"text"}:
                 edit["op"] = "append_rule"
                 notes.append(f"edits[{index}]: no op given; read as append_rule")
+            if edit.get("op") == "append_rule" and isinstance(edit.get("text"), str):
+                edit["text"] = edit["text"].strip().strip('"').strip()  # a quoted suggestion
             fields = EDIT_FIELDS.get(edit.get("op"))
             extra = sorted(set(edit) - fields) if fields else []
             if extra:

@@ -91,7 +91,8 @@ def test_the_overview_names_the_patterns_with_examples_and_remedies(traces, tmp_
     traces.rollout("fine", 0, "pass")
     text = distill(traces.con, RUN, 1, tmp_path, hidden_tasks=set()).overview.read_text()
     section = text.split("## Failure patterns")[1].split("## Failure classes")[0]
-    assert "the same command run again and again (`repeated_command`): 1 rollouts in 1 tasks" in section
+    assert "### The agent runs the same command again and again\n" in section
+    assert "`repeated_command`: 1 rollouts in 1 tasks, 5 times." in section
     assert "[it001-count-script-a00](rollouts/it001-count-script-a00.md)" in section
-    assert "Addressed by: middleware:" in section
+    assert 'Addressed by: rule: "If a command fails twice' in section
     assert (tmp_path / "evidence" / "rollouts" / "it001-count-script-a00.md").is_file()

@@ -403,3 +403,18 @@ def test_one_refusal_names_the_manifest_and_the_edit_problems_together(run: Run)
     assert refusal.startswith("ERROR (permanent): invalid manifest; nothing was changed")
     assert "no prediction" in refusal and "rewrite_everything" in refusal
     assert outcome.manifest_changes == [] and not run.repo.is_dirty()
+
+
+def test_after_a_change_the_next_unaddressed_pattern_is_named(run: Run):
+    (run.evidence / "overview.md").write_text(
+        "# Evidence overview\n\n## Failure patterns (what the agent did)\n\n"
+        "### The agent runs the same command again and again\n\n- [r1](rollouts/r1.md)\n\n"
+        "### The agent calls done right after writing a file, without running or showing it\n\n"
+        "## Failure classes\n\n### Agent exit reasons\n")
+    _, _, sink = run.evolve([json_action("read_evidence"),
+                             change(root_cause="The agent runs the same command again and again."),
+                             json_action("done", summary="one change")], max_changes=2)
+    committed = results(sink)[1]
+    assert committed.startswith("committed change")
+    assert ('e.g. "The agent calls done right after writing a file, without running or showing '
+            'it", make one change for it') in committed
