@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from agent.exits import ExitReason
 from agent.tools import ToolError
 from workspace.spec import Budgets
 
@@ -34,18 +35,18 @@ class Budget:
         """A sub-agent's budget: its own step limit, the rollout's tokens, time and tool calls."""
         return Budget(self.budgets, max_steps, self.clock, self.usage)
 
-    def exceeded(self) -> str | None:
+    def exceeded(self) -> ExitReason | None:
         """The exit reason when a budget is spent, else None. The loop calls this before each
         model call, so no call starts on a spent budget."""
         if self.steps >= self.max_steps:
-            return "max_steps"
+            return ExitReason.MAX_STEPS
         if self.usage.tokens_in + self.usage.tokens_out >= self.budgets.tokens:
-            return "token_budget"
+            return ExitReason.TOKEN_BUDGET
         if self.seconds_left() <= 0:
-            return "wall_time"
+            return ExitReason.WALL_TIME
         # The model was told once that the tool is exhausted and asked for it again: it is stuck.
         if any(n > 1 for n in self.usage.refusals.values()):
-            return "tool_budget"
+            return ExitReason.TOOL_BUDGET
         return None
 
     def seconds_left(self) -> float:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from agent.exits import ExitReason
 from agent.parsing import ActionFormat, format_instructions
 from agent.tools import Handler, ToolResult, refused
 from workspace.spec import SkillDoc, SubagentSpec, ToolSpec
@@ -54,7 +55,7 @@ def delegate_tool(subagents: list[SubagentSpec], run: SubagentRunner) -> tuple[T
 
     def handle(arguments: dict[str, Any]) -> ToolResult:
         outcome = run(by_name[arguments["agent"]], arguments["task"])
-        if outcome.exit_reason == "done":
+        if outcome.exit_reason == ExitReason.DONE:
             return ToolResult(output=outcome.final)
         partial = refused("transient", f"sub-agent {arguments['agent']} stopped without finishing "
                           f"({outcome.exit_reason})", "give it a smaller task or do the work yourself")

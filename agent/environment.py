@@ -7,6 +7,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from agent.exits import CommandExit
+
 
 class ExecResult(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -16,7 +18,7 @@ class ExecResult(BaseModel):
     timed_out: bool = False
     truncated: bool = False
     duration_ms: float = 0.0
-    exit_reason: str = "exited"  # exited | timeout | killed | output_cap | sandbox_error
+    exit_reason: CommandExit = CommandExit.EXITED
 
 
 class Environment(Protocol):

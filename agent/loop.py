@@ -13,6 +13,7 @@ from agent.compaction import Transcript, step_line
 from agent.delegate import delegate_tool, skill_tool, subagent_prompt
 from agent.environment import Environment
 from agent.events import EventSink
+from agent.exits import ExitReason
 from agent.middleware import HOOKS, Middleware
 from agent.model import Message, Model, ModelError, ModelReply, ToolCall
 from agent.parsing import Action, ParseError, action_schema, format_instructions, parse_reply
@@ -30,8 +31,7 @@ class AgentResult(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    # done | max_steps | token_budget | wall_time | model_unavailable | model_error | tool_budget
-    exit_reason: str
+    exit_reason: ExitReason
     steps: int
     tokens_in: int
     tokens_out: int
@@ -118,7 +118,8 @@ class _Agent:
             except ModelError as exc:
                 self.recorder.emit("error", name="ModelError", content=str(exc),
                                    data={"kind": exc.kind})
-                return self._result("model_unavailable" if exc.kind == "unavailable" else "model_error")
+                return self._result(ExitReason.MODEL_UNAVAILABLE if exc.kind == "unavailable"
+                                    else ExitReason.MODEL_ERROR)
             try:
                 action = parse_reply(reply, self.settings.action_format)
             except ParseError as exc:
@@ -130,7 +131,7 @@ class _Agent:
             transcript.add(self._exchange(reply, action, result),
                            step_line(action.tool, action.arguments, result))
             if result.final is not None:
-                return self._result("done", result.final)
+                return self._result(ExitReason.DONE, result.final)
         return self._result(reason)
 
     def _ask(self, transcript: Transcript) -> ModelReply:
@@ -218,7 +219,7 @@ class _Agent:
                            data={"before": before, "after": after, "limit": limit,
                                  "compacted_steps": len(transcript.compacted)})
 
-    def _result(self, exit_reason: str, final: str = "") -> AgentResult:
+    def _result(self, exit_reason: ExitReason, final: str = "") -> AgentResult:
         usage = self.budget.usage
         return AgentResult(exit_reason=exit_reason, steps=self.budget.steps,
                            tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, final=final)

@@ -131,7 +131,7 @@ def _first_json_object(text: str) -> dict[str, Any] | None:
         for start in (i for i, ch in enumerate(candidate) if ch == "{"):
             try:
                 obj, _ = decoder.raw_decode(candidate, start)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):  # nesting past the decoder's stack
                 continue
             if isinstance(obj, dict):
                 return obj
@@ -144,6 +144,8 @@ def _arguments_dict(raw: Any, *, field: str) -> dict[str, Any]:
             raw = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError as exc:
             raise ParseError(f"arguments are not valid JSON ({exc.msg})", field=field, value=raw) from None
+        except RecursionError:
+            raise ParseError("arguments are nested too deeply", field=field, value=raw) from None
     if not isinstance(raw, dict):
         raise ParseError("arguments must be a JSON object", field=field, value=raw)
     echoed_whole = raw.get("type") == "object" and "properties" in raw and _looks_like_schema(raw)

@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 from agent.events import Event, EventKind, EventSink
+from evoharness.text import scrub, scrub_json
 
 CONTENT_LIMIT = 4000
 
@@ -32,9 +33,10 @@ class Recorder:
         return Recorder(self.sink, {**self.tags, **tags}, self._counter)
 
     def emit(self, kind: EventKind, name: str = "", content: str = "", **fields: Any) -> Event:
-        data = {**self.tags, **fields.pop("data", {})}
-        event = Event(
-            seq=next(self._counter), kind=kind, name=name, content=clip(content), data=data, **fields
-        )
+        # Scrubbed: text from a middleware's JSON or a tool may hold a lone surrogate, and one
+        # such character would make the whole trace file unwritable.
+        data = scrub_json({**self.tags, **fields.pop("data", {})})
+        event = Event(seq=next(self._counter), kind=kind, name=scrub(name),
+                      content=scrub(clip(content)), data=data, **fields)
         self.sink.emit(event)
         return event

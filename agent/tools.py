@@ -1,18 +1,19 @@
 """The tool registry: every tool the model may call (the harness's tools run in the Environment, plus
 the built-in `done`), each call checked against its JSON schema before dispatch, failures returned as
-structured ToolErrors the model reads. Budgets and skills/sub-agents live in budget.py and delegate.py."""
+structured ToolErrors the model reads. Budgets and skills/sub-agents live in budget.py and delegate.py;
+how a schema is checked (bounded, nothing fetched) is workspace/schemas.py's."""
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict
 
 from agent.environment import Environment, ExecResult
 from agent.model import ErrorKind
 from evoharness.errors import EvoError
+from workspace.schemas import ToolSchema
 from workspace.spec import ToolSpec
 
 
@@ -68,13 +69,13 @@ class ToolRegistry:
     """Name → (spec, handler). `call` never raises for a bad call: the model gets a ToolError."""
 
     def __init__(self) -> None:
-        self._tools: dict[str, tuple[ToolSpec, Handler, Draft202012Validator]] = {}
+        self._tools: dict[str, tuple[ToolSpec, Handler, ToolSchema]] = {}
 
     def add(self, spec: ToolSpec, handler: Handler) -> None:
         if spec.name in self._tools:
             raise EvoError("tool registered twice", field="tools", value=spec.name,
                            hint="built-in tools (done, load_skill, delegate) cannot be redefined")
-        self._tools[spec.name] = (spec, handler, Draft202012Validator(spec.parameters))
+        self._tools[spec.name] = (spec, handler, ToolSchema(spec.parameters))
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -96,17 +97,12 @@ class ToolRegistry:
         if name not in self._tools:
             return refused("permanent", f"unknown tool {name!r}",
                            f"use one of: {', '.join(self._tools)}")
-        spec, handler, validator = self._tools[name]
-        problems = [_describe(e) for e in validator.iter_errors(arguments)]
+        spec, handler, schema = self._tools[name]
+        problems = schema.problems(arguments)
         if problems:
             return refused("permanent", f"invalid arguments for {name}: " + "; ".join(problems),
                            f"call {name} with arguments matching {json.dumps(spec.parameters)}")
         return handler(arguments)
-
-
-def _describe(error: Any) -> str:
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
 
 
 def harness_tool(name: str, env: Environment, timeout: Callable[[], float]) -> Handler:
@@ -121,12 +117,21 @@ def harness_tool(name: str, env: Environment, timeout: Callable[[], float]) -> H
     return run
 
 
+# The sandbox's resource limits (tasks/limits.py), as the model reads them.
+_LIMITS = {"memory_limit": "it used more memory than the task allows",
+           "disk_limit": "its files grew past the task's disk limit"}
+
+
 def from_exec(result: ExecResult, timeout: float) -> ToolResult:
     """A nonzero exit is ordinary output (the tool reports it); only the sandbox's verdicts are errors."""
     if result.exit_reason == "sandbox_error":
         return ToolResult(output=result.output, exit_code=result.exit_code, error=ToolError(
             kind="unavailable", message="the sandbox failed to run the tool",
             suggestion="finish with done and report the problem; retrying will not help"))
+    if result.exit_reason in _LIMITS:
+        return ToolResult(output=result.output, exit_code=result.exit_code, error=ToolError(
+            kind="permanent", message=f"the command was stopped: {_LIMITS[result.exit_reason]}",
+            suggestion="use less: stream or split the data, delete what is no longer needed"))
     if result.timed_out or result.exit_reason in ("timeout", "killed"):
         return ToolResult(output=result.output, exit_code=result.exit_code, error=ToolError(
             kind="transient", message=f"the tool was stopped ({result.exit_reason}) after {timeout:g}s",

@@ -4,20 +4,18 @@ Prints `metric: value unit` lines. Run: .venv/bin/python benchmarks/sandbox.py""
 from __future__ import annotations
 
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # run as a script from anywhere: tests.fixtures is not installed
+from agent.clients.scripted import ScriptedModel, json_action
+from tasks.runner import run_rollouts
+from tasks.sandbox import BwrapSandbox
+from tasks.task import load_task
+from workspace.repo import SEED_DIR
+from workspace.validate import load_harness
 
-from tasks.runner import run_rollouts  # noqa: E402
-from tasks.sandbox import BwrapSandbox  # noqa: E402
-from tasks.task import load_task  # noqa: E402
-from tests.fixtures.scripted import ScriptedModel, json_action  # noqa: E402
-from workspace.repo import SEED_DIR  # noqa: E402
-from workspace.validate import load_harness  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 STEPS = [json_action("shell", command="ls"),
          json_action("shell", command='echo "Hello, world!" > hello.txt'),

@@ -2,7 +2,8 @@
 (overview.md → tasks/<task>.md → rollouts/<rollout>.md → raw rows), deterministic and fast.
 
 The SQL lives in debugger/queries.py, the overview's bounding in debugger/overview.py, behaviour
-patterns in debugger/patterns.py, the optional root-cause pass in debugger/analyst.py, the leak guard in debugger/leak.py.
+patterns in debugger/patterns.py, the optional root-cause pass in debugger/analyst.py, the leak
+guard in debugger/leak.py.
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from debugger.leak import Redactor, assert_no_leak
 from debugger.overview import build_overview, totals
 from debugger.patterns import find_patterns
 from debugger.render import render, safe_name
-from debugger.scoreboard import Scoreboard
 
 MAX_ROLLOUT_CHARS = 40_000
 MAX_TASK_ERRORS = 30
@@ -73,14 +73,15 @@ def distill(
     out_dir: str | Path,
     *,
     hidden_tasks: set[str],
-    scoreboard: Scoreboard | None = None,
+    scoreboard: str | None = None,
     previous_iteration: int | None = None,
     forbidden: Iterable[str] = (),
     analyst: Analyst | None = None,
 ) -> EvidenceIndex:
     """Write out_dir/evidence/ for one iteration and return its index. `previous_iteration`
     defaults to iteration - 1; `forbidden` are test-file lines that must never appear (redacted,
-    then checked); held-out rollouts are never read."""
+    then checked); held-out rollouts are never read; `scoreboard` is the attribution scoreboard
+    as markdown (held-out task ids in it are redacted like everywhere else)."""
     previous = iteration - 1 if previous_iteration is None else previous_iteration
     scope = q.Scope(run_id=run_id, iteration=iteration, previous=previous,
                     hidden=tuple(sorted(hidden_tasks)))
@@ -104,7 +105,7 @@ def distill(
     links = {t["task_id"]: f"tasks/{task_paths[t['task_id']].name}" for t in tasks}
     overview = stage.write("overview.md", build_overview(
         head=head, tasks=tasks, links=links, classes=classes, scoreboard=scoreboard,
-        hidden=hidden_tasks, patterns=find_patterns(con, scope)))
+        patterns=find_patterns(con, scope)))
     overview_chars = len(overview.read_text())
     assert_no_leak(stage.dir, forbidden, hidden_ids=hidden_tasks)
     stage.publish()

@@ -1,7 +1,8 @@
 """The overview layer: suite-level numbers, the task table, failure patterns and classes and the
-scoreboard, kept under MAX_CHARS by cutting the least informative rows and saying what was cut.
+attribution scoreboard, kept under MAX_CHARS by cutting the least informative rows and saying what was cut.
 
-The numbers come from debugger/queries.py; the task files are written by debugger/distill.py.
+The numbers come from debugger/queries.py; the task files are written by debugger/distill.py; the
+scoreboard arrives rendered (the run ledger's one Scoreboard, manifests/scores.py).
 """
 from __future__ import annotations
 
@@ -11,12 +12,9 @@ from typing import Any
 
 from debugger.patterns import Pattern
 from debugger.render import cell, number, pct, render, signed
-from debugger.scoreboard import ChangeOutcome, Scoreboard
 
 MAX_CHARS = 40_000  # about 10k tokens at 4 characters a token
 TOP_CLASSES = 10  # failure classes listed per kind
-TOP_CHANGES = 30
-TOP_IDS = 10  # task ids listed per scoreboard cell
 CUT_NOTE_ROOM = 300  # characters reserved for the "+ N more tasks" line
 
 
@@ -65,20 +63,6 @@ def top(items: list[Any], what: str) -> tuple[list[Any], str]:
     return items[:TOP_CLASSES], (f"+ {cut} more {what}" if cut > 0 else "")
 
 
-def visible_change(change: ChangeOutcome, hidden: set[str]) -> ChangeOutcome:
-    """The change with held-out task ids dropped from its task lists, each list cut to TOP_IDS."""
-    def keep(ids: list[str]) -> list[str]:
-        shown = [i for i in ids if i not in hidden]
-        return shown[:TOP_IDS] + ([f"+{len(shown) - TOP_IDS}"] if len(shown) > TOP_IDS else [])
-
-    return change.model_copy(update={
-        "predicted_fixes": keep(change.predicted_fixes),
-        "confirmed_fixes": keep(change.confirmed_fixes),
-        "regressions": keep(change.regressions),
-        "summary": change.summary[:200],
-    })
-
-
 def totals(tasks: list[dict[str, Any]], rollouts: list[dict[str, Any]]) -> dict[str, Any]:
     compared = [t for t in tasks if t["prev_p1"] is not None]
     p1 = sum(t["p1"] for t in tasks) / len(tasks) if tasks else 0.0
@@ -99,21 +83,19 @@ def totals(tasks: list[dict[str, Any]], rollouts: list[dict[str, Any]]) -> dict[
 
 def build_overview(
     *, head: dict[str, Any], tasks: list[dict[str, Any]], links: dict[str, str],
-    classes: dict[str, list[dict[str, Any]]], scoreboard: Scoreboard | None, hidden: set[str],
+    classes: dict[str, list[dict[str, Any]]], scoreboard: str | None,
     patterns: Sequence[Pattern] = (),
 ) -> str:
     """Render the overview; `head` holds run_id, iteration, previous, total and analyst;
+    `scoreboard` is the attribution scoreboard's markdown (bounded by its renderer);
     `patterns` (debugger/patterns.py) are listed whole: there are at most a handful."""
     exits, exits_cut = top(classes["exits"], "exit reasons")
     errors, errors_cut = top(classes["errors"], "error classes")
     verifier, verifier_cut = top(classes["verifier"], "verifier lines")
-    changes = [visible_change(c, hidden) for c in scoreboard.changes] if scoreboard else []
-    extra = len(changes) - TOP_CHANGES
     context = dict(
-        head, patterns=list(patterns), exits=exits, exits_cut=exits_cut, errors=errors, errors_cut=errors_cut,
+        head, patterns=list(patterns), exits=exits, exits_cut=exits_cut, errors=errors,
+        errors_cut=errors_cut,
         verifier=verifier, verifier_cut=verifier_cut, scoreboard=scoreboard,
-        changes=changes[:TOP_CHANGES],
-        changes_cut=f"+ {extra} more changes" if extra > 0 else "",
     )
     ordered = sorted(tasks, key=priority)
     rows = [task_row(t, links[t["task_id"]]) for t in ordered]

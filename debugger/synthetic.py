@@ -21,7 +21,7 @@ SELECT printf('it%03d-task-%04d-a%02d', it, t, a), $run, it, printf('task-%04d',
        CASE WHEN o = 'pass' THEN '1 passed'
             ELSE '>       assert f(' || t || ') == 1' || chr(10) || 'E       assert 0 == 1' || chr(10)
                  || 'FAILED tests/test_outputs.py::test_' || (t % 7) END,
-       0
+       0, 'synthetic'
 FROM (SELECT it, t, a, {OUTCOME} AS o
       FROM range(1, $iterations + 1) i(it), range($tasks) tt(t), range(1, $k + 1) aa(a))
 """

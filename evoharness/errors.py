@@ -4,8 +4,29 @@ The CLI turns an EvoError into a one-paragraph message and exit code 2; other ex
 """
 from __future__ import annotations
 
+import reprlib
 from pathlib import Path
 from typing import Any
+
+SHOWN_CHARS = 200  # of an offending value: enough to recognise it, however large it is
+
+
+class _ShortRepr(reprlib.Repr):
+    """Like repr() for ordinary values; for a huge one only the shown part is ever built."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 6
+        self.maxdict = self.maxlist = self.maxtuple = self.maxset = self.maxfrozenset = 40
+        self.maxstring = self.maxother = self.maxlong = SHOWN_CHARS * 2
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 4 * SHOWN_CHARS:  # Python refuses to print ints past 4300 digits
+            return f"<an integer of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _ShortRepr()
 
 
 class EvoError(Exception):
@@ -31,17 +52,33 @@ class EvoError(Exception):
         where = ": ".join(part for part in (self.file, self.field) if part)
         text = f"{where}: {self.message}" if where else self.message
         if self.value is not None:
-            shown = repr(self.value)
-            text += f" (got {shown[:200]})"
+            text += f" (got {_SHORT.repr(self.value)[:SHOWN_CHARS]})"
         if self.hint:
             text += f". {self.hint}"
         return text
 
 
+MAX_PROBLEMS = 30  # listed in one error; bad input must not make the error itself huge
+
+
+class MoreProblems(EvoError):
+    """Stands for the problems past MAX_PROBLEMS, so a list passed on keeps its true count."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        super().__init__(f"... and {count} more problem(s) not listed",
+                         hint="fix the ones above first")
+
+
 class ValidationFailed(EvoError):
-    """Several problems found at once (a harness, a task, a manifest); each is its own EvoError."""
+    """Several problems found at once (a harness, a task, a manifest); each is its own EvoError.
+    Past MAX_PROBLEMS the rest are counted in one last problem, not listed."""
 
     def __init__(self, what: str, problems: list[EvoError]) -> None:
-        self.problems = problems
-        lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"{what} is invalid ({len(problems)} problem(s)):\n{lines}")
+        listed = [p for p in problems if not isinstance(p, MoreProblems)]
+        unlisted = sum(p.count for p in problems if isinstance(p, MoreProblems))
+        unlisted += max(len(listed) - MAX_PROBLEMS, 0)
+        self.problems = listed[:MAX_PROBLEMS] + ([MoreProblems(unlisted)] if unlisted else [])
+        total = min(len(listed), MAX_PROBLEMS) + unlisted
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"{what} is invalid ({total} problem(s)):\n{lines}")

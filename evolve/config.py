@@ -1,5 +1,5 @@
-"""A run's configuration (run.yaml) and its paths: the one explicit object that carries where
-everything lives, so no stage reads global state."""
+"""A run's configuration (run.yaml): models, k, workers, stop rules. Where everything lives is the
+run ledger's RunPaths."""
 from __future__ import annotations
 
 import re
@@ -11,9 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
+from manifests.design import TrialDesign
+from tasks.executor import ExecutorKind
+from tasks.task import TaskSplit
 
-CONFIG_FILE = "run.yaml"
-
+from .ledger.paths import RunPaths
 
 class StopRules(BaseModel):
     """Enforced in code by the loop, checked after every iteration."""
@@ -27,12 +29,24 @@ class StopRules(BaseModel):
     patience: int | None = Field(None, ge=1, description="iterations without improvement")
 
 
+class ExamConfig(BaseModel):
+    """The final exam (evolve/exam.py): seed, final and best harness on the held-out tasks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    k: int = Field(4, ge=1, description="rollouts per held-out task per harness")
+    confidence: float = Field(0.95, ge=0.5, lt=1, description="family-wise over the "
+                              "comparisons with the seed (Bonferroni)")
+    on_stop: bool = Field(True, description="`evoharness evolve` runs it when a stop rule holds")
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     run_id: str
-    tasks: Path  # a suite directory (with suite.toml)
+    tasks: Path  # a suite directory (with suite.toml, or a folder of tasks and `split`)
     task_ids: list[str] | None = None  # a subset of the suite; None = all
+    split: TaskSplit | None = None  # the run's own train / held-out split; None = suite.toml's
     model: str = "embedded"  # the code agent's model (agent.clients.make_model spec)
     evolve_model: str | None = None  # defaults to `model`
     k: int = Field(2, ge=1, description="rollouts per task per evaluation")
@@ -42,9 +56,18 @@ class RunConfig(BaseModel):
     extra_rollouts: int = Field(2, ge=0, description="targeted re-runs of borderline tasks")
     max_changes: int = Field(3, ge=1, description="changes the evolve agent may make per iteration")
     evolve_max_steps: int = Field(24, ge=1)
-    analyst: bool = False
+    analyst: bool = Field(False, description="an LLM pass (the evolve model) adds a root "
+                          "cause to each failing task's evidence")
     unsafe_no_sandbox: bool = False
+    executor: ExecutorKind = Field("local", description="where rollouts run")
+    # With executor ray: HOST:PORT, auto or ray://HOST:PORT; unset means what ray.init() does:
+    # RAY_ADDRESS, else the cluster last started on this machine, else a new local instance.
+    ray_address: str | None = None
     stop: StopRules = Field(default_factory=StopRules)
+    verdicts: TrialDesign = Field(default_factory=TrialDesign, description=(
+        "the per-change trial: false-accept rate, rollout caps (manifests/design.py)"))
+    exam: ExamConfig = Field(default_factory=ExamConfig)
+    library: Path | None = None  # an improvement library the evolve agent reads (evolve/library)
 
     @field_validator("run_id")
     @classmethod
@@ -66,41 +89,6 @@ class RunConfig(BaseModel):
     @property
     def evolve_model_spec(self) -> str:
         return self.evolve_model or self.model
-
-
-class RunPaths(BaseModel):
-    """Where a run keeps things; every command derives them from the run directory alone."""
-
-    model_config = ConfigDict(frozen=True)
-
-    root: Path
-
-    @property
-    def config(self) -> Path:
-        return self.root / CONFIG_FILE
-
-    @property
-    def workspace(self) -> Path:
-        return self.root / "workspace"
-
-    @property
-    def db(self) -> Path:
-        return self.root / "traces.duckdb"
-
-    @property
-    def manifests(self) -> Path:
-        return self.root / "manifests"
-
-    def iteration_dir(self, iteration: int) -> Path:
-        return self.root / "iterations" / f"it{iteration:03d}"
-
-    def rollouts(self, iteration: int) -> Path:
-        """Rollout trace files, written by the runner and ingested into the store."""
-        return self.iteration_dir(iteration) / "rollouts"
-
-    def evidence(self, iteration: int) -> Path:
-        """The layered evidence the evolve agent reads (overview.md at the top)."""
-        return self.iteration_dir(iteration) / "evidence"
 
 
 def save_config(paths: RunPaths, config: RunConfig) -> None:

@@ -1,6 +1,6 @@
-"""The iteration loop: runs each iteration's phases in order, records each as done in DuckDB so a
-killed run resumes after the last finished phase, and enforces the stop rules in code.
-What each phase does is phases.py's."""
+"""The iteration loop: runs each iteration's phases in order, records each as done in the run
+ledger so a killed run resumes after the last finished phase, and enforces the stop rules in code.
+What each phase does is phases.py's; the phase list is the ledger's Phase."""
 from __future__ import annotations
 
 import time
@@ -14,18 +14,20 @@ from tasks.results import RolloutResult
 from traces.queries import iteration_totals
 
 from . import phases
+from .config import validate_config
+from .exam import examine
+from .ledger import EVALUATE, EVOLVE, PHASE_ORDER, Phase
+from .ledger.records import EvolveResult, ExamRecord, PhaseResult
+from .recovery import prepare_workspace
 from .run import Run, open_run
 
-EVALUATE = ("EVAL", "INGEST", "ATTRIBUTE", "REVERT", "DISTILL")
-EVOLVE = ("EVOLVE", "COMMIT")
-PHASE_ORDER = EVALUATE + EVOLVE
-_STEPS: dict[str, Callable[[Run, int], dict]] = {
-    "INGEST": phases.ingest,
-    "ATTRIBUTE": phases.attribute_changes,
-    "REVERT": phases.revert_rejected,
-    "DISTILL": phases.distill_evidence,
-    "EVOLVE": phases.evolve_harness,
-    "COMMIT": phases.commit_manifest,
+_STEPS: dict[Phase, Callable[[Run, int], PhaseResult]] = {
+    Phase.INGEST: phases.ingest,
+    Phase.ATTRIBUTE: phases.attribute_changes,
+    Phase.REVERT: phases.revert_rejected,
+    Phase.DISTILL: phases.distill_evidence,
+    Phase.EVOLVE: phases.evolve_harness,
+    Phase.COMMIT: phases.commit_manifest,
 }
 
 Say = Callable[[str], None]
@@ -34,45 +36,36 @@ Say = Callable[[str], None]
 class LoopResult(BaseModel):
     last_iteration: int
     stop_reason: str
+    exam_id: str | None = None  # the final exam run at the stop, if any
 
 
-def position(run: Run) -> tuple[int, set[str]]:
-    """The iteration to work on and the phases it has finished."""
-    last = run.store.last_phase(run.run_id)
-    if last is None:
-        return 0, set()
-    iteration, phase = last
-    if phase == PHASE_ORDER[-1]:
-        return iteration + 1, set()
-    return iteration, run.store.phases_done(run.run_id, iteration)
-
-
-def run_phases(run: Run, iteration: int, names: tuple[str, ...], say: Say,
+def run_phases(run: Run, iteration: int, names: tuple[Phase, ...], say: Say,
                on_rollout: Callable[[RolloutResult], None] | None = None) -> None:
-    """Run the phases of `names` this iteration has not finished, marking each when done."""
-    done = run.store.phases_done(run.run_id, iteration)
+    """Run the phases of `names` this iteration has not finished, recording each when done."""
+    done = run.ledger.phases_done(iteration)
     for name in names:
         if name in done:
             continue
-        _prepare_workspace(run, iteration, name, say)
+        prepare_workspace(run, iteration, name, say)
         say(f"iteration {iteration}: {name}")
         started = time.monotonic()
-        if name == "EVAL":
-            detail = phases.evaluate(run, iteration, on_rollout)
+        if name == Phase.EVAL:
+            result = phases.evaluate(run, iteration, on_rollout)
         else:
-            detail = _STEPS[name](run, iteration)
-        detail["seconds"] = round(time.monotonic() - started, 2)
-        run.store.mark_phase(run.run_id, iteration, name, harness_commit=run.repo.head(),
-                             detail=detail)
+            result = _STEPS[name](run, iteration)
+        run.ledger.record_phase(iteration, name, result, harness_commit=run.repo.head(),
+                                seconds=time.monotonic() - started)
 
 
 def evaluate_once(run_dir: str | Path, say: Say,
-                  on_rollout: Callable[[RolloutResult], None] | None = None) -> int:
+                  on_rollout: Callable[[RolloutResult], None] | None = None,
+                  overrides: dict | None = None) -> int:
     """`evoharness run`: evaluate the current harness (EVAL, INGEST, DISTILL, with ATTRIBUTE and
     REVERT when earlier changes await judgement). Returns the iteration evaluated."""
-    with open_run(run_dir) as run:
-        iteration, done = position(run)
-        if "DISTILL" in done:
+    with open_run(run_dir, command="run", say=say) as run:
+        _override(run, overrides)
+        iteration, done = run.ledger.position()
+        if Phase.DISTILL in done:
             say(f"iteration {iteration} is already evaluated; `evoharness evolve` continues it")
             return iteration
         run_phases(run, iteration, EVALUATE, say, on_rollout)
@@ -80,12 +73,15 @@ def evaluate_once(run_dir: str | Path, say: Say,
 
 
 def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Say,
-           on_rollout: Callable[[RolloutResult], None] | None = None) -> LoopResult:
-    """`evoharness evolve`: iterate until a stop rule says so."""
-    with open_run(run_dir) as run:
+           on_rollout: Callable[[RolloutResult], None] | None = None,
+           overrides: dict | None = None, examine: bool = False) -> LoopResult:
+    """`evoharness evolve`: iterate until a stop rule says so; then, with `examine` and run.yaml's
+    `exam.on_stop`, the final exam (evolve/exam.py), which a resume finishes if it was killed."""
+    with open_run(run_dir, command="evolve", say=say) as run:
+        _override(run, overrides)
         if iterations is not None:
             run.config.stop.iterations = iterations
-        iteration, done = position(run)
+        iteration, done = run.ledger.position()
         interrupted = bool(done) and done != set(EVALUATE)  # a clean stop is after DISTILL
         if interrupted and not resume:
             phase = next(p for p in reversed(PHASE_ORDER) if p in done)
@@ -98,16 +94,38 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
             reason = stop_reason(run, iteration)
             if reason:
                 say(f"stopped after iteration {iteration}: {reason}")
-                return LoopResult(last_iteration=iteration, stop_reason=reason)
+                exam = final_exam(run, say, on_rollout) if examine else None
+                return LoopResult(last_iteration=iteration, stop_reason=reason,
+                                  exam_id=exam and exam.exam_id)
             run_phases(run, iteration, EVOLVE, say, on_rollout)
             iteration += 1
 
 
+def final_exam(run: Run, say: Say, on_rollout: Callable[[RolloutResult], None] | None
+               ) -> ExamRecord | None:
+    """The exam at a stop, when run.yaml asks for it; its verdict line is said."""
+    if not run.config.exam.on_stop:
+        return None
+    record = examine(run, say, on_rollout)
+    if record is not None:
+        say(record.verdict_line())
+    return record
+
+
+def _override(run: Run, overrides: dict | None) -> None:
+    """Settings for this process only (the CLI's --executor), validated like run.yaml."""
+    if overrides:
+        run.config = validate_config(run.config.model_dump() | overrides, run.paths.config)
+
+
 def stop_reason(run: Run, iteration: int) -> str | None:
-    """The first stop rule that holds after `iteration`'s evaluation, or None to go on."""
+    """The first stop rule that holds after `iteration`'s evaluation, or None to go on. Budgets
+    count the work of earlier (killed or stopped) processes too: they are read from the records."""
     rules = run.config.stop
-    totals = iteration_totals(run.store.con, run.run_id)
+    with run.ledger.reading() as store:
+        totals = iteration_totals(store.con, run.run_id)
     rates = [t.pass_rate_train or 0.0 for t in totals]
+    records = run.ledger.phase_records()
     if iteration >= rules.iterations:
         return f"{rules.iterations} iteration(s) done"
     if rules.target_pass_rate is not None and rates and rates[-1] >= rules.target_pass_rate:
@@ -117,37 +135,10 @@ def stop_reason(run: Run, iteration: int) -> str | None:
         if len(rates) - 1 - best >= rules.patience:
             return f"no improvement for {rules.patience} iteration(s)"
     if rules.tokens is not None:
-        used = sum(t.tokens_in + t.tokens_out for t in totals) + int(_detail_sum(run, "tokens"))
+        evolve_tokens = sum(r.result.tokens for r in records if isinstance(r.result, EvolveResult))
+        used = sum(t.tokens_in + t.tokens_out for t in totals) + evolve_tokens
         if used >= rules.tokens:
             return f"token budget spent ({used:,} of {rules.tokens:,})"
-    if rules.wall_seconds is not None and _detail_sum(run, "seconds") >= rules.wall_seconds:
+    if rules.wall_seconds is not None and sum(r.seconds for r in records) >= rules.wall_seconds:
         return f"wall-time budget of {rules.wall_seconds:.0f}s spent"
     return None
-
-
-def _detail_sum(run: Run, key: str) -> float:
-    """A number summed over every finished phase's detail: from DuckDB, so a budget counts the
-    work of earlier (killed or stopped) processes too. Only EVOLVE's detail has `tokens`."""
-    row = run.store.con.execute(
-        f"SELECT coalesce(sum(CAST(json_extract(detail, '$.{key}') AS DOUBLE)), 0) "
-        "FROM iterations WHERE run_id = ?", [run.run_id]).fetchone()
-    return float(row[0])
-
-
-def _prepare_workspace(run: Run, iteration: int, phase: str, say: Say) -> None:
-    """Before EVAL and REVERT (a revert killed before its commit leaves a dirty tree) keep any
-    stray edits aside; before EVOLVE also drop the commits of an evolve agent that was killed
-    before it registered its manifest, going back to the harness the REVERT phase left (or
-    forward to the registered manifest's last commit)."""
-    if phase in ("EVAL", "REVERT"):
-        target = run.repo.head()
-    elif phase == "EVOLVE":
-        registered = phases.registered_manifest(run, iteration)
-        target = phases.evolved_head(registered) if registered else run.store.con.execute(
-            "SELECT harness_commit FROM iterations WHERE run_id = ? AND iteration = ? "
-            "AND phase = 'DISTILL'", [run.run_id, iteration]).fetchone()[0]
-    else:
-        return
-    kept = phases.recover_workspace(run, target)
-    if kept:
-        say(f"uncommitted workspace edits kept on branch {kept}")

@@ -1,5 +1,6 @@
-"""An open run: its config, paths, trace store, harness repository and task suite in one object
-that every phase receives (no global state). Creating a run (`init`) lives here too."""
+"""An open run: its config, paths, ledger (records and trace store), harness repository and task
+suite in one object that every phase receives (no global state). Opening a run to change it takes
+the run lock; creating a run (`init`) lives here too."""
 from __future__ import annotations
 
 import time
@@ -8,19 +9,21 @@ from functools import cached_property
 from pathlib import Path
 
 from evoharness.errors import EvoError
-from tasks.task import Suite, Task, load_suite
 from tasks.results import Split
-from traces.store import TraceStore
+from tasks.split import DEFAULT_HELDOUT, HASH, describe, hash_split, parse_heldout
+from tasks.task import Suite, Task, TaskSplit, has_split_file, load_suite, task_ids_in
 from workspace.repo import HarnessRepo
 
-from .config import RunConfig, RunPaths, load_config, save_config
+from .config import RunConfig, load_config, save_config
+from .ledger import RunLedger, RunPaths, RunRecord
+from .ledger.ledger import Say
 
 
 @dataclass
 class Run:
     paths: RunPaths
     config: RunConfig
-    store: TraceStore
+    ledger: RunLedger
     repo: HarnessRepo
     suite: Suite
 
@@ -43,7 +46,7 @@ class Run:
         return [t.id for t, split in self.items if split == "heldout"]
 
     def close(self) -> None:
-        self.store.close()
+        self.ledger.close()
 
     def __enter__(self) -> Run:
         return self
@@ -52,22 +55,30 @@ class Run:
         self.close()
 
 
-def open_run(run_dir: str | Path) -> Run:
+def open_run(run_dir: str | Path, *, command: str = "evolve", say: Say = lambda _: None) -> Run:
+    """The run, to change it as `command`: holds the run lock until closed, and has checked (and
+    if need be rebuilt) the trace store."""
     paths, config = load_config(run_dir)
-    suite = load_suite(config.tasks)
+    suite = load_suite(config.tasks, config.split)
     _check_task_ids(paths, config, suite)
     if not (paths.workspace / ".git").is_dir():
         raise EvoError("the run has no harness workspace", file=paths.workspace,
                        hint="the run directory is damaged; create a new one with `evoharness init`")
-    store = TraceStore(paths.db)
+    ledger = RunLedger.open(paths, command=command, say=say)
     _remove_stale_git_locks(paths.workspace / ".git")
-    return Run(paths, config, store, HarnessRepo(paths.workspace), suite)
+    return Run(paths, config, ledger, HarnessRepo(paths.workspace), suite)
+
+
+def read_run(run_dir: str | Path) -> tuple[RunConfig, RunLedger]:
+    """A run's config and ledger, to read (while another process may be changing the run)."""
+    paths, config = load_config(run_dir)
+    return config, RunLedger.open(paths)
 
 
 def _remove_stale_git_locks(git_dir: Path) -> None:
     """A process killed inside a git command leaves its lock files (index.lock, HEAD.lock, a ref's
-    .lock) and every later git write fails. Holding the store open (DuckDB's write lock) proves no
-    other evoharness process works on this run, so any lock left is stale."""
+    .lock) and every later git write fails. Holding the run lock proves no other evoharness
+    process works on this run, so any lock left is stale."""
     for lock in [*git_dir.glob("*.lock"), *git_dir.glob("refs/**/*.lock")]:
         lock.unlink(missing_ok=True)
 
@@ -78,15 +89,35 @@ def init_run(run_dir: str | Path, config: RunConfig) -> RunPaths:
     if paths.config.exists():
         raise EvoError("a run already exists here", file=paths.config,
                        hint="choose another directory, or continue it with `evoharness evolve`")
-    suite = load_suite(config.tasks)
+    suite = load_suite(config.tasks, config.split)
     config = config.model_copy(update={"tasks": Path(config.tasks).resolve()})
     _check_task_ids(paths, config, suite)
     paths.root.mkdir(parents=True, exist_ok=True)
     HarnessRepo.create(paths.workspace)
-    with TraceStore(paths.db) as store:
-        store.register_run(config.run_id, config.model_dump(mode="json") | {"created": time.time()})
+    created = time.time()
+    RunLedger.create(paths, RunRecord(run_id=config.run_id, created_at=created,
+                                      config=config.model_dump(mode="json") | {"created": created}))
     save_config(paths, config)  # last: a directory with run.yaml is a complete run
     return paths
+
+
+def choose_split(tasks: Path, task_ids: list[str] | None, heldout: str | None
+                 ) -> tuple[TaskSplit | None, str]:
+    """The split a new run keeps in run.yaml, with a line that says how it was chosen: `heldout`
+    (a share or a list of ids) when given, else a hash split when the folder has no suite.toml;
+    (None, "") when suite.toml's split applies."""
+    if heldout is None and has_split_file(tasks):
+        return None, ""
+    root = Path(tasks)
+    if not root.is_dir():
+        raise EvoError("task folder does not exist", file=root, field="tasks")
+    ids = task_ids or task_ids_in(root)
+    if heldout is not None:
+        return parse_heldout(heldout, ids), describe(parse_heldout(heldout, ids), "--heldout")
+    split = hash_split(ids)
+    how = (f"no suite.toml: the {round(DEFAULT_HELDOUT * 100)}% of ids with the lowest {HASH} "
+           "hash; change it with --heldout SHARE or --heldout ID,ID")
+    return split, describe(split, how)
 
 
 def _check_task_ids(paths: RunPaths, config: RunConfig, suite: Suite) -> None:

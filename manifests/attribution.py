@@ -1,5 +1,6 @@
 """Attribution: last iteration's pre-registered predictions against what the next evaluation
-showed, with a noise model; a verdict and a keep/revert decision per change (reverting is revert.py's).
+showed, with a noise model; a verdict and a keep/revert decision per change (storing it as a
+judgement is judgement.py's, reverting is revert.py's).
 
 The rules (k judged rollouts per task and evaluation; "before" is the evaluation of the harness
 the changes were made on, "after" the evaluation of the harness with the changes):
@@ -41,7 +42,6 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Literal
 
-import duckdb
 from pydantic import BaseModel, ConfigDict
 
 from .noise import NoiseModel, TaskCounts
@@ -198,15 +198,3 @@ def attribute(
         ))
     return verdicts
 
-
-def record_verdicts(
-    con: duckdb.DuckDBPyConnection, run_id: str, iteration: int, verdicts: Sequence[Verdict]
-) -> None:
-    """Upsert verdict rows; a revert commit already recorded survives re-attribution on resume."""
-    for v in verdicts:
-        con.execute(
-            "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, NULL, ?) ON CONFLICT (change_id) DO UPDATE "
-            "SET run_id = excluded.run_id, iteration = excluded.iteration, verdict = excluded.verdict, "
-            "decision = excluded.decision, detail = excluded.detail",
-            [v.change_id, run_id, iteration, v.verdict, v.decision, v.model_dump_json()],
-        )

@@ -1,13 +1,14 @@
 """Per-task pass counts and the noise model (how often a task's outcome changes with the harness
-unchanged), read from the `rollouts` table. Judging changes with them is attribution.py's job."""
+unchanged), from traces/queries.py's reads of the `rollouts` table. Judging changes with them is
+attribution.py's job."""
 from __future__ import annotations
 
 from collections import defaultdict
 
 import duckdb
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from traces.queries import pass_counts
+from traces.queries import evaluation_groups, pass_counts
 
 
 class TaskCounts(BaseModel):
@@ -17,6 +18,12 @@ class TaskCounts(BaseModel):
 
     passes: int = Field(ge=0)
     total: int = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _passes_within_total(self) -> TaskCounts:
+        if self.passes > self.total:
+            raise ValueError(f"passes {self.passes} exceed total {self.total}")
+        return self
 
     def __str__(self) -> str:
         return f"{self.passes}/{self.total}"
@@ -52,17 +59,6 @@ class NoiseModel(BaseModel):
         return sum(self.flip_rate(task) for task in self.comparisons)
 
 
-# Judged rollouts only: an infra error says nothing about the harness.
-_GROUPS_SQL = """
-SELECT harness_commit, task_id, iteration, attempt // ? AS part,
-       count(*) FILTER (WHERE outcome = 'pass') AS passes, count(*) AS total
-FROM rollouts
-WHERE run_id = ? AND iteration <= ? AND outcome <> 'infra_error'
-GROUP BY ALL
-ORDER BY harness_commit, task_id, iteration, part
-"""
-
-
 def noise_from_db(
     con: duckdb.DuckDBPyConnection, run_id: str, k: int, upto_iteration: int
 ) -> NoiseModel:
@@ -74,9 +70,7 @@ def noise_from_db(
     """
     series: dict[tuple[str, str], list[int]] = defaultdict(list)
     mixed: dict[str, int] = defaultdict(int)
-    for commit, task, _it, _part, passes, total in con.execute(
-        _GROUPS_SQL, [k, run_id, upto_iteration]
-    ).fetchall():
+    for commit, task, passes, total in evaluation_groups(con, run_id, k, upto_iteration):
         if total != k:
             continue
         series[(commit, task)].append(passes)

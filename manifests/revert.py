@@ -1,29 +1,40 @@
 """Applying revert decisions to the harness repo: one `git revert` per rejected change, newest
 first, cascading deterministically through later changes that touched the same files; all or nothing.
-Which changes to revert is attribution.py's call; git mechanics are workspace/repo.py's."""
+Which changes to revert is attribution.py's call; git mechanics are workspace/repo.py's; storing
+the records is the run ledger's."""
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from typing import Protocol
 
-import duckdb
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
 from workspace.repo import HarnessRepo, RevertConflict
 
-from .attribution import Verdict
 from .schema import ChangeManifestEntry
 
 
+class Decided(Protocol):
+    """A change's decision with its reason (an attribution Verdict or a stored Judgement)."""
+
+    change_id: str
+    decision: str
+    reason: str
+
+
 class RevertRecord(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    """One `git revert` of a change (or of a commit without a manifest, by hand)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     change_id: str
     commit: str
     revert_commit: str
     reason: str
     cascaded_from: str | None = None
+    manual: bool = False  # a rollback by hand (the target itself, not what cascaded with it)
+    iteration: int | None = None  # set when stored: the iteration whose REVERT (or rollback) made it
 
 
 class _Target(BaseModel):
@@ -101,14 +112,14 @@ def _all_or_nothing(repo: HarnessRepo, work) -> list[RevertRecord]:
 
 
 def apply_decisions(
-    repo: HarnessRepo, verdicts: Sequence[Verdict], changes: Sequence[ChangeManifestEntry]
+    repo: HarnessRepo, verdicts: Sequence[Decided], changes: Sequence[ChangeManifestEntry]
 ) -> list[RevertRecord]:
     """Revert every change whose verdict says so, newest first.
 
     `changes` should be every registered change of the run, so a conflict can cascade through
     later kept changes (each recorded with `cascaded_from`). A change already reverted (a commit
     with its Reverts-Commit trailer exists) is reported, not reverted again; changes cascaded by
-    an earlier call are not reported again, so store the records (record_reverts) right away.
+    an earlier call are not reported again, so store the records right away.
     """
     targets = _targets(repo, changes)
     reasons = {v.change_id: v.reason for v in verdicts if v.decision == "revert"}
@@ -128,7 +139,8 @@ def apply_decisions(
 def rollback(
     repo: HarnessRepo, commit: str, reason: str, changes: Sequence[ChangeManifestEntry]
 ) -> list[RevertRecord]:
-    """Revert one harness commit by hand (cascading like `apply_decisions`)."""
+    """Revert one harness commit by hand (cascading like `apply_decisions`); the target's record
+    is marked manual."""
     sha = repo.commit_info(commit).sha
     targets = _targets(repo, changes)
     target = next((t for t in targets.values() if t.commit == sha), None)
@@ -137,24 +149,7 @@ def rollback(
 
     def work() -> list[RevertRecord]:
         reverter.revert(target, f"manual rollback: {reason}")
-        return reverter.records
+        return [r.model_copy(update={"manual": r.cascaded_from is None}) for r in reverter.records]
 
     return _all_or_nothing(repo, work)
 
-
-def record_reverts(
-    con: duckdb.DuckDBPyConnection, run_id: str, iteration: int,
-    records: Sequence[RevertRecord], *, manual: bool = False,
-) -> None:
-    """Store each revert commit on its change's verdict; a change without a verdict (or a manual
-    rollback) gets a 'manual' one. Cascaded changes flip to 'revert' with the reason why."""
-    for r in records:
-        detail = {"revert_reason": r.reason, "cascaded_from": r.cascaded_from}
-        kind = "manual" if manual and r.cascaded_from is None else None
-        con.execute(
-            "INSERT INTO verdicts VALUES (?, ?, ?, 'manual', 'revert', ?, ?) "
-            "ON CONFLICT (change_id) DO UPDATE SET decision = 'revert', "
-            "revert_commit = excluded.revert_commit, verdict = coalesce(?, verdicts.verdict), "
-            "detail = json_merge_patch(verdicts.detail, excluded.detail)",
-            [r.change_id, run_id, iteration, r.revert_commit, json.dumps(detail), kind],
-        )

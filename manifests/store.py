@@ -1,22 +1,17 @@
-"""Reading and pre-registering manifests: `manifests/iter-NNN.json` in a run directory, the
-`changes` table in DuckDB, and commit trailers. What a manifest means is attribution.py's job."""
+"""Reading and pre-registering manifest files (where they live is the run ledger's RunPaths) and
+the commit trailers that carry a prediction. What a manifest means is attribution.py's job."""
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 from pathlib import Path
 
-import duckdb
 from pydantic import ValidationError
 
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_model
 
 from .schema import ChangeManifestEntry, IterationManifest
-
-
-def manifest_path(run_dir: str | Path, iteration: int) -> Path:
-    return Path(run_dir) / "manifests" / f"iter-{iteration:03d}.json"
 
 
 def _field_path(loc: tuple) -> str:
@@ -77,10 +72,9 @@ def load_manifest(path: str | Path, known_tasks: Iterable[str] | None = None) ->
     return parse_manifest(path.read_text(), path, known_tasks)
 
 
-def load_run_manifests(run_dir: str | Path) -> list[IterationManifest]:
-    """Every manifest of a run, oldest iteration first."""
-    paths = sorted((Path(run_dir) / "manifests").glob("iter-*.json"))
-    return [load_manifest(path) for path in paths]
+def load_manifests(folder: str | Path) -> list[IterationManifest]:
+    """Every manifest file in a run's manifests folder, oldest iteration first."""
+    return [load_manifest(path) for path in sorted(Path(folder).glob("iter-*.json"))]
 
 
 def _existing(path: Path) -> IterationManifest | None:
@@ -91,15 +85,13 @@ def _existing(path: Path) -> IterationManifest | None:
         return None
 
 
-def save_manifest(
-    run_dir: str | Path, manifest: IterationManifest, con: duckdb.DuckDBPyConnection | None = None
-) -> Path:
-    """Pre-register a manifest: write it atomically, then record its changes in DuckDB.
+def save_manifest(path: str | Path, manifest: IterationManifest) -> Path:
+    """Pre-register a manifest: write it atomically to `path`.
 
     Saving the same manifest again is a no-op (resume); a different one for an iteration that
     already has a valid manifest is refused, because predictions may not be edited after the fact.
     """
-    path = manifest_path(run_dir, manifest.iteration)
+    path = Path(path)
     existing = _existing(path)
     if existing is not None and existing != manifest:
         raise EvoError(
@@ -109,27 +101,7 @@ def save_manifest(
         )
     if existing is None:
         write_model(path, manifest)
-    if con is not None:
-        record_changes(con, manifest)
     return path
-
-
-def record_changes(con: duckdb.DuckDBPyConnection, manifest: IterationManifest) -> None:
-    """One `changes` row per entry, idempotently; a change id reused by another iteration is refused."""
-    for change in manifest.changes:
-        row = con.execute(
-            "SELECT run_id, iteration FROM changes WHERE change_id = ?", [change.id]
-        ).fetchone()
-        if row is not None and tuple(row) != (manifest.run_id, manifest.iteration):
-            raise EvoError(
-                f"change id already used by run {row[0]} iteration {row[1]}",
-                field="id", value=change.id, hint="give every change a new id",
-            )
-        con.execute(
-            "INSERT OR REPLACE INTO changes VALUES (?, ?, ?, ?, ?, ?)",
-            [change.id, manifest.run_id, manifest.iteration, change.component, change.commit,
-             change.model_dump_json()],
-        )
 
 
 def _predictions_trailer(predictions) -> str:

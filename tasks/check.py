@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tasks.results import Split
 from tasks.sandbox import Mount
+from tasks.sandboxes import SandboxFactory
 from tasks.task import Task
 from tasks.verifier import VerifierResult, verify
 
@@ -28,7 +29,7 @@ class CheckResult(BaseModel):
         return self.oracle.passed and not self.nothing.passed
 
 
-def _oracle(task: Task, factory: Callable) -> VerifierResult:
+def _oracle(task: Task, factory: SandboxFactory) -> VerifierResult:
     sandbox = factory(task)
     try:
         if not (task.solution_dir / "solve.sh").exists():
@@ -44,7 +45,7 @@ def _oracle(task: Task, factory: Callable) -> VerifierResult:
         sandbox.close()
 
 
-def _nothing(task: Task, factory: Callable) -> VerifierResult:
+def _nothing(task: Task, factory: SandboxFactory) -> VerifierResult:
     sandbox = factory(task)
     try:
         return verify(task, sandbox)
@@ -52,14 +53,14 @@ def _nothing(task: Task, factory: Callable) -> VerifierResult:
         sandbox.close()
 
 
-def check_task(task: Task, split: Split, factory: Callable) -> CheckResult:
+def check_task(task: Task, split: Split, factory: SandboxFactory) -> CheckResult:
     start = time.monotonic()
     oracle, nothing = _oracle(task, factory), _nothing(task, factory)
     return CheckResult(task_id=task.id, split=split, oracle=oracle, nothing=nothing,
                        seconds=time.monotonic() - start)
 
 
-def check_tasks(items: list[tuple[Task, Split]], factory: Callable, *, workers: int = 2,
+def check_tasks(items: list[tuple[Task, Split]], factory: SandboxFactory, *, workers: int = 2,
                 progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
     """Check every task, `workers` at a time; results in input order."""
     def one(item: tuple[Task, Split]) -> CheckResult:

@@ -45,4 +45,5 @@ class RolloutResult(BaseModel):
     exit_reason: str = ""  # agent: done | max_steps | token_budget | wall_time | model_error ...
     verifier_tail: str = ""  # last lines of the verifier's output (failing assertions)
     started_at: float = 0.0
+    node: str = ""  # the machine (and Ray node) that ran it
     events: list[Event] = Field(default_factory=list)

@@ -1,28 +1,34 @@
-"""The rollout runner: k attempts per task over N worker threads, each rollout in a fresh sandbox
-(agent, then verifier), its RolloutResult written atomically to one JSON file. A failure inside a
-rollout becomes an infra_error result; it never ends the run. Storing results is traces/' job."""
+"""The rollout runner: one rollout in a fresh sandbox (agent, then verifier), k attempts per task
+over N worker threads, each RolloutResult written atomically to one JSON file by the calling
+process. A failure inside a rollout becomes an infra_error result; it never ends the run. Where
+rollouts run (this process or a cluster) is executor.py's; storing results is traces/'."""
 from __future__ import annotations
 
+import socket
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import TypeVar
 
 from agent.environment import ExecResult
 from agent.events import ListSink
+from agent.exits import CommandExit, ExitReason
 from agent.loop import AgentResult, run_agent
 from agent.model import Model
 from evoharness.files import write_model
 from tasks.results import Outcome, RolloutResult, Split, rollout_id
-from tasks.sandbox import BwrapSandbox
+from tasks.sandboxes import Sandbox, SandboxFactory
 from tasks.task import Task
+from tasks.unsafe import require_sandbox
 from tasks.verifier import VerifierResult, verify
 from workspace.spec import LoadedHarness
 
-SandboxFactory = Callable[..., BwrapSandbox]
 Planned = tuple[Task, Split, int]
+T = TypeVar("T")
+NODE = socket.gethostname()  # the machine a rollout ran on, recorded in its result
 GRACE_SECONDS = 5.0  # beyond the agent's own wall budget, for the step in flight to end
 
 
@@ -30,16 +36,17 @@ class _Guarded:
     """The agent's view of the sandbox: after the watchdog fires, a still-running agent thread
     can no longer touch the files the verifier is about to read."""
 
-    def __init__(self, sandbox: BwrapSandbox) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
         self.closed = False
         self.sandbox_error = ""
 
     def run_python(self, script: str, stdin: str, *, timeout: float) -> ExecResult:
         if self.closed:
-            return ExecResult(exit_code=-1, output="rollout is over", exit_reason="sandbox_error")
+            return ExecResult(exit_code=-1, output="rollout is over",
+                              exit_reason=CommandExit.SANDBOX_ERROR)
         result = self.sandbox.run_python(script, stdin, timeout=timeout)
-        if result.exit_reason == "sandbox_error":
+        if result.exit_reason == CommandExit.SANDBOX_ERROR:
             self.sandbox_error = result.output.strip()[:500]
         return result
 
@@ -78,20 +85,21 @@ def _run_agent_watched(harness, model, env, task, sink, deadline) -> AgentResult
 
 def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult) -> tuple[Outcome, str]:
     if agent is None:
-        return Outcome.TIMEOUT, "rollout_timeout"
-    if agent.exit_reason == "model_unavailable":
-        return Outcome.INFRA_ERROR, "model_unavailable"
-    if guard.sandbox_error or check.exit_reason == "sandbox_error":
-        return Outcome.INFRA_ERROR, f"sandbox_error: {guard.sandbox_error or check.output_tail[-300:]}"
-    if agent.exit_reason == "wall_time":
-        return Outcome.TIMEOUT, "wall_time"
+        return Outcome.TIMEOUT, ExitReason.ROLLOUT_TIMEOUT
+    if agent.exit_reason == ExitReason.MODEL_UNAVAILABLE:
+        return Outcome.INFRA_ERROR, ExitReason.MODEL_UNAVAILABLE
+    if guard.sandbox_error or check.exit_reason == CommandExit.SANDBOX_ERROR:
+        detail = guard.sandbox_error or check.output_tail[-300:]
+        return Outcome.INFRA_ERROR, ExitReason.SANDBOX_ERROR.detailed(detail)
+    if agent.exit_reason == ExitReason.WALL_TIME:
+        return Outcome.TIMEOUT, ExitReason.WALL_TIME
     return (Outcome.PASS if check.passed else Outcome.FAIL), agent.exit_reason
 
 
 def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: SandboxFactory,
-            deadline: float, base: dict) -> RolloutResult:
-    """One rollout: agent in a fresh sandbox under a watchdog, then the verifier."""
-    sink = ListSink()
+            deadline: float, base: dict, sink: ListSink) -> RolloutResult:
+    """One rollout: agent in a fresh sandbox under a watchdog, then the verifier; its events go to
+    `sink`, which the caller keeps if this raises."""
     sandbox = sandbox_factory(task, harness_dir=harness.root)
     try:
         guard = _Guarded(sandbox)
@@ -101,7 +109,8 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
     finally:
         sandbox.close()
     outcome, reason = _outcome(agent, guard, check)
-    used = agent or AgentResult(exit_reason="timeout", steps=0, tokens_in=0, tokens_out=0)
+    used = agent or AgentResult(exit_reason=ExitReason.ROLLOUT_TIMEOUT, steps=0, tokens_in=0,
+                                tokens_out=0)
     tokens_in = sum(e.tokens_in for e in sink.events) if agent is None else used.tokens_in
     tokens_out = sum(e.tokens_out for e in sink.events) if agent is None else used.tokens_out
     return RolloutResult(**base, outcome=outcome, reward=check.reward, exit_reason=reason,
@@ -109,9 +118,60 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
                          verifier_tail=check.output_tail, events=list(sink.events))
 
 
-def _infra_error(base: dict, error: BaseException) -> RolloutResult:
-    last = traceback.format_exception_only(type(error), error)[-1].strip()
-    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=f"exception: {last}")
+def infra_error(base: dict, error: BaseException | str, sink: ListSink | None = None
+                ) -> RolloutResult:
+    """The rollout as far as it got: why it could not finish, and every event recorded before."""
+    if isinstance(error, BaseException):
+        last = traceback.format_exception_only(type(error), error)[-1].strip()
+        error = ExitReason.EXCEPTION.detailed(last)
+    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=error,
+                         events=list(sink.events) if sink else [])
+
+
+def result_base(run_id: str, iteration: int, task: Task, split: Split, attempt: int,
+                harness_commit: str) -> dict:
+    """The fields every result of one planned rollout starts from."""
+    return dict(rollout_id=rollout_id(iteration, task.id, attempt), run_id=run_id,
+                iteration=iteration, task_id=task.id, split=split, attempt=attempt,
+                harness_commit=harness_commit, started_at=time.time(), node=NODE)
+
+
+def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
+            *, sandbox_factory: SandboxFactory, rollout_timeout: float | None) -> RolloutResult:
+    """One rollout that never raises: a failure inside it is an infra_error result."""
+    start = time.monotonic()
+    sink = ListSink()
+    try:
+        client = model if hasattr(model, "chat") else model()
+        base = {**base, "model": getattr(client, "name", "")}
+        result = run_one(harness, client, task, sandbox_factory,
+                         _deadline(harness, task, rollout_timeout), base, sink)
+    except Exception as error:  # one broken rollout is data, not the end of the run
+        result = infra_error(base, error, sink)
+    return result.model_copy(update={"duration_s": time.monotonic() - start})
+
+
+def in_pool(items: Sequence[T], work: Callable[[T], RolloutResult], workers: int
+            ) -> Iterator[RolloutResult]:
+    """`work` over `items` on `workers` threads; results in the order they finish."""
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rollout") as pool:
+        for done in as_completed([pool.submit(work, item) for item in items]):
+            yield done.result()
+
+
+def write_results(results: Iterable[RolloutResult], out_dir: Path,
+                  progress: Callable[[RolloutResult], None] | None = None) -> dict[str, Path]:
+    """Each result to its own file as it arrives (the run's only writer of rollout files), then
+    shown; returns the files by rollout id. A rollout id seen twice keeps its first result."""
+    written: dict[str, Path] = {}
+    for result in results:
+        if result.rollout_id in written:
+            continue
+        path = Path(out_dir) / f"{result.rollout_id}.json"
+        written[result.rollout_id] = write_model(path, result)
+        if progress is not None:
+            progress(result)
+    return written
 
 
 def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tuple[Task, Split]],
@@ -119,33 +179,23 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
                  out_dir: Path, attempts: int = 1, plan: list[Planned] | None = None,
                  workers: int = 1, rollout_timeout: float | None = None,
                  skip: set[str] | frozenset[str] = frozenset(),
-                 sandbox_factory: SandboxFactory = BwrapSandbox.for_task,
+                 sandbox_factory: SandboxFactory | None = None,
                  progress: Callable[[RolloutResult], None] | None = None) -> list[Path]:
-    """Run every planned rollout not in `skip`; returns the result files written, in plan order.
+    """Run every planned rollout not in `skip` on one loaded harness in this process; returns the
+    result files written, in plan order.
 
     `model` is one shared client or a factory called once per rollout (for clients that are not
-    thread-safe). `plan` overrides `tasks` x `attempts` (e.g. extra attempts of one task)."""
+    thread-safe). `plan` overrides `tasks` x `attempts` (e.g. extra attempts of one task).
+    `sandbox_factory` defaults to bubblewrap (refused when it is not installed)."""
+    factory = sandbox_factory or require_sandbox()
     todo = [p for p in (plan or plan_rollouts(tasks, attempts))
             if rollout_id(iteration, p[0].id, p[2]) not in skip]
 
-    def work(item: Planned) -> Path:
+    def work(item: Planned) -> RolloutResult:
         task, split, attempt = item
-        base = dict(rollout_id=rollout_id(iteration, task.id, attempt), run_id=run_id,
-                    iteration=iteration, task_id=task.id, split=split, attempt=attempt,
-                    harness_commit=harness_commit, started_at=time.time())
-        start = time.monotonic()
-        try:
-            client = model if hasattr(model, "chat") else model()
-            base["model"] = getattr(client, "name", "")
-            result = run_one(harness, client, task, sandbox_factory,
-                             _deadline(harness, task, rollout_timeout), base)
-        except Exception as error:  # one broken rollout is data, not the end of the run
-            result = _infra_error(base, error)
-        result = result.model_copy(update={"duration_s": time.monotonic() - start})
-        path = write_model(Path(out_dir) / f"{result.rollout_id}.json", result)
-        if progress is not None:
-            progress(result)
-        return path
+        base = result_base(run_id, iteration, task, split, attempt, harness_commit)
+        return rollout(harness, model, task, base, sandbox_factory=factory,
+                       rollout_timeout=rollout_timeout)
 
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rollout") as pool:
-        return list(pool.map(work, todo))
+    written = write_results(in_pool(todo, work, workers), out_dir, progress)
+    return [written[rollout_id(iteration, task.id, attempt)] for task, _, attempt in todo]

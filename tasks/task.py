@@ -2,12 +2,17 @@
 pydantic models, and the suite (suite.toml's train/held-out split). Running a task is sandbox.py's."""
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import tempfile
 import tomllib
-from pathlib import Path
-from typing import Any, TypeVar
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import psutil
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, ValidationInfo,
+                      field_validator, model_validator)
 
 from evoharness.errors import EvoError, ValidationFailed
 from tasks.results import Split
@@ -24,23 +29,81 @@ class TaskMetadata(_Section):
     tags: list[str] = Field(default_factory=list)
 
 
+# Finite numbers only (no inf or nan): a timeout of 1e308 would hang a worker forever, and an
+# infinite pass_reward would fail every rollout. A day bounds any phase.
+MAX_TIMEOUT_SEC = 86_400.0
+
+
 class VerifierConfig(_Section):
-    timeout_sec: float = Field(120.0, gt=0)
-    env: dict[str, str] = Field(default_factory=dict)
+    timeout_sec: float = Field(120.0, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
+    env: dict[str, str] = Field(default_factory=dict)  # given as environment, never shell text
+    # Harbor's: "separate" runs the tests in a fresh sandbox that gets only the declared artifacts.
+    environment_mode: Literal["shared", "separate"] = "shared"
     # Not Harbor's: the reward a rollout needs to count as a pass (Harbor's tasks give 1 or 0).
-    pass_reward: float = Field(1.0, gt=0)
+    pass_reward: float = Field(1.0, gt=0, le=1000, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _environment_implies_separate(cls, data: Any) -> Any:
+        # Harbor's rule: a [verifier.environment] table without a mode means "separate" (the
+        # table's own settings are not used here: the fresh sandbox is the task's environment).
+        if isinstance(data, dict) and "environment" in data:
+            if data.get("environment_mode", "separate") != "separate":
+                raise ValueError("[verifier.environment] needs environment_mode = \"separate\"")
+            data = {**data, "environment_mode": "separate"}
+        return data
+
+    @field_validator("env")
+    @classmethod
+    def _names_are_variables(cls, env: dict[str, str]) -> dict[str, str]:
+        bad = [k for k in env if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
+        if bad:
+            raise ValueError(f"not an environment variable name: {bad[0]!r}")
+        if any("\0" in v for v in env.values()):
+            raise ValueError("a value holds a NUL byte")
+        return env
 
 
 class AgentConfig(_Section):
-    timeout_sec: float = Field(600.0, gt=0)
+    timeout_sec: float = Field(600.0, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
+    # Harbor's: the user the agent's commands run as. The sandbox never runs them as root.
+    user: str | int | None = None
+
+    @field_validator("user")
+    @classmethod
+    def _not_root(cls, user: str | int | None) -> str | int | None:
+        if user is not None and str(user).split(":")[0] in ("0", "root"):
+            raise ValueError("the sandbox never runs the agent as root; name a non-root user")
+        if isinstance(user, str) and not re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}", user):
+            raise ValueError("not a user name (lower-case letters, digits, _ and -)")
+        return user
+
+
+def _host_capacity() -> dict[str, float]:
+    """What this machine can give one sandbox: all its memory, CPUs and temp-disk space."""
+    return {"memory_mb": psutil.virtual_memory().total >> 20,
+            "cpus": len(os.sched_getaffinity(0)),
+            "storage_mb": shutil.disk_usage(tempfile.gettempdir()).total >> 20}
 
 
 class EnvironmentConfig(_Section):
     allow_internet: bool = False
-    cpus: int = Field(1, gt=0)
-    memory_mb: int = Field(2048, gt=0)
-    storage_mb: int = Field(10240, gt=0)
-    build_timeout_sec: float = Field(600.0, gt=0)
+    cpus: float = Field(1, gt=0, allow_inf_nan=False)
+    memory_mb: int = Field(2048, ge=16)
+    storage_mb: int = Field(10240, ge=1)
+    build_timeout_sec: float = Field(600.0, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
+
+    @field_validator("cpus", "memory_mb", "storage_mb")
+    @classmethod
+    def _fits_this_machine(cls, value: float, info: ValidationInfo) -> float:
+        most = _host_capacity()[info.field_name]
+        if value > most:
+            raise ValueError(f"more than this machine has ({most:g})")
+        return value
+
+
+def _artifact_source(entry: str | dict) -> str:
+    return entry if isinstance(entry, str) else str(entry.get("source", ""))
 
 
 class TaskConfig(_Section):
@@ -51,6 +114,24 @@ class TaskConfig(_Section):
     verifier: VerifierConfig = Field(default_factory=VerifierConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
+    # Harbor's: paths copied from the agent's sandbox into a separate verifier's fresh one.
+    artifacts: list[str | dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator("artifacts")
+    @classmethod
+    def _artifacts_under_app(cls, entries: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
+        for entry in entries:
+            path = PurePosixPath(_artifact_source(entry))
+            if not (path == PurePosixPath("/app") or PurePosixPath("/app") in path.parents) \
+                    or ".." in path.parts:
+                raise ValueError(f"artifact {str(path)!r} is not under /app, the only place the "
+                                 "local sandbox lets the agent write")
+        return entries
+
+    @property
+    def artifact_paths(self) -> list[str]:
+        """Each artifact as a path relative to /app ("." for all of /app)."""
+        return [str(PurePosixPath(_artifact_source(e)).relative_to("/app")) for e in self.artifacts]
 
 
 class Task(BaseModel):
@@ -88,6 +169,12 @@ class Suite(BaseModel):
     train: list[str]
     heldout: list[str]
     demo: list[str] = []  # [demo] tasks: train tasks for a short showcase run (README)
+    demo_heldout: list[str] = []  # [demo] heldout: held-out tasks its final exam uses
+
+    @property
+    def demo_tasks(self) -> list[str]:
+        """The showcase run's tasks (`init --subset demo`)."""
+        return [*self.demo, *self.demo_heldout]
 
     def items(self, split: Split | None = None) -> list[tuple[Task, Split]]:
         """(task, split) pairs in suite order, optionally one split only."""
@@ -151,7 +238,10 @@ def load_task(path: str | Path) -> Task:
     return Task(id=root.name, root=root, config=config, instruction=instruction, workdir=workdir)
 
 
-class _SplitFile(BaseModel):
+class TaskSplit(BaseModel):
+    """Which tasks train the harness and which are held out: suite.toml's [split], or one a run
+    keeps in run.yaml (a folder without suite.toml, or `init --heldout`)."""
+
     model_config = ConfigDict(extra="forbid")
     train: list[str]
     heldout: list[str]
@@ -160,20 +250,22 @@ class _SplitFile(BaseModel):
 class _DemoSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
     tasks: list[str] = []
+    heldout: list[str] = []
 
 
-_Section_T = TypeVar("_Section_T", _SplitFile, _DemoSection)
+_Section_T = TypeVar("_Section_T", TaskSplit, _DemoSection)
 
 
-def _read_split(path: Path) -> tuple[_SplitFile, _DemoSection]:
+def _read_split(path: Path) -> tuple[TaskSplit, _DemoSection]:
     if not path.exists():
         raise EvoError("suite file is missing", file=path,
-                       hint="write [split] with train = [...] and heldout = [...]")
+                       hint="write [split] with train = [...] and heldout = [...], or let "
+                            "`evoharness init --tasks DIR` split the folder (--heldout)")
     try:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as error:
         raise EvoError(f"not valid TOML: {error}", file=path) from None
-    return _section(data, "split", _SplitFile, path), _section(data, "demo", _DemoSection, path)
+    return _section(data, "split", TaskSplit, path), _section(data, "demo", _DemoSection, path)
 
 
 def _section(data: dict, name: str, model: type[_Section_T], path: Path) -> _Section_T:
@@ -183,22 +275,41 @@ def _section(data: dict, name: str, model: type[_Section_T], path: Path) -> _Sec
         raise EvoError(f"bad [{name}] section: {error}", file=path, field=name) from None
 
 
-def load_suite(path: str | Path) -> Suite:
-    """Load every task directory under `path` and check suite.toml splits them all exactly once."""
+def task_ids_in(root: Path) -> list[str]:
+    """The folder's task directories (those with a task.toml), sorted."""
+    return sorted(p.name for p in root.iterdir() if (p / "task.toml").exists())
+
+
+def has_split_file(path: str | Path) -> bool:
+    return (Path(path) / "suite.toml").is_file()
+
+
+def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
+    """Load the task directories under `path` and check the split lists each exactly once.
+
+    The split is suite.toml's, unless `split` is given: then suite.toml is not read, and the suite
+    is the tasks `split` names (a run's own split, kept in run.yaml)."""
     root = Path(path).resolve()
-    split, demo = _read_split(root / "suite.toml")
-    found = sorted(p.name for p in root.iterdir() if (p / "task.toml").exists())
+    if not root.is_dir():
+        raise EvoError("task folder does not exist", file=root)
+    from_file = split is None
+    where = root / "suite.toml" if from_file else root  # what a problem names
+    split, demo = _read_split(where) if split is None else (split, _DemoSection())
+    found = task_ids_in(root)
     listed = split.train + split.heldout
-    problems = [EvoError("task is in no split", file=root / "suite.toml", field="split", value=t)
-                for t in found if t not in listed]
-    problems += [EvoError("listed task has no directory", file=root / "suite.toml",
-                          field="split", value=t) for t in listed if t not in found]
-    problems += [EvoError("demo task is not a train task", file=root / "suite.toml",
+    problems = [EvoError("task is in no split", file=where, field="split", value=t)
+                for t in found if t not in listed and from_file]
+    problems += [EvoError("listed task has no directory", file=where, field="split", value=t)
+                 for t in listed if t not in found]
+    problems += [EvoError("demo task is not a train task", file=where,
                           field="demo.tasks", value=t) for t in demo.tasks if t not in split.train]
-    problems += [EvoError("task is listed twice", file=root / "suite.toml", field="split", value=t)
+    problems += [EvoError("demo held-out task is not a held-out task", file=where,
+                          field="demo.heldout", value=t)
+                 for t in demo.heldout if t not in split.heldout]
+    problems += [EvoError("task is listed twice", file=where, field="split", value=t)
                  for t in sorted({t for t in listed if listed.count(t) > 1})]
     tasks: dict[str, Task] = {}
-    for name in found:
+    for name in [t for t in found if t in listed]:
         try:
             tasks[name] = load_task(root / name)
         except ValidationFailed as error:
@@ -206,4 +317,4 @@ def load_suite(path: str | Path) -> Suite:
     if problems:
         raise ValidationFailed(f"suite {root}", problems)
     return Suite(root=root, tasks=tasks, train=split.train, heldout=split.heldout,
-                 demo=demo.tasks)
+                 demo=demo.tasks, demo_heldout=demo.heldout)

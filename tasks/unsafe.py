@@ -6,14 +6,16 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
 
 from agent.environment import ExecResult
 from evoharness.errors import EvoError
-from tasks.sandbox import HARNESS, BwrapSandbox, Limits, Mount, copy_task_files, run_capped
+from tasks.capture import Hooks, run_capped
+from tasks.limits import Limits
+from tasks.sandbox import HARNESS, BwrapSandbox, Mount, copy_task_files, task_limits
+from tasks.sandboxes import SandboxFactory
 from tasks.task import Task
 
 # Absolute sandbox paths that scripts name; on the host they are rewritten under a private root.
@@ -21,14 +23,15 @@ _SANDBOX_PATH = re.compile(r"(?<![\w./-])/(app|tests|solution|harness|logs/verif
 
 
 class UnsafeHostSandbox:
-    """Same interface as BwrapSandbox with no isolation at all: the commands see the whole host.
+    """A Sandbox (tasks/sandboxes.py) with no isolation at all: the commands see the whole host.
     Paths like /app and /tests are rewritten to a private directory, in the command and in the
     text files of extra mounts (copied), which is enough for Harbor-shaped tasks."""
 
     def __init__(self, app_dir: Path, *, harness_dir: Path | None = None,
-                 limits: Limits = Limits()) -> None:
+                 limits: Limits = Limits(), owns_app: bool = True) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="evo-unsafe-"))
         self.app_dir = Path(app_dir)
+        self.owns_app = owns_app
         self.harness_dir = harness_dir
         self.limits = limits
         (self.root / "app").symlink_to(self.app_dir)
@@ -39,7 +42,11 @@ class UnsafeHostSandbox:
     def for_task(cls, task: Task, *, harness_dir: Path | None = None,
                  limits: Limits | None = None) -> "UnsafeHostSandbox":
         return cls(copy_task_files(task), harness_dir=harness_dir,
-                   limits=limits or Limits(memory_mb=task.config.environment.memory_mb))
+                   limits=limits or task_limits(task))
+
+    def handover(self, app_dir: Path) -> "UnsafeHostSandbox":
+        """The same kind of sandbox over `app_dir` (no new identity to give: it is the host's)."""
+        return UnsafeHostSandbox(app_dir, limits=self.limits, owns_app=Path(app_dir) != self.app_dir)
 
     def rewrite(self, text: str) -> str:
         """Sandbox paths (/app, /tests, ...) in `text` as this sandbox's host paths."""
@@ -66,29 +73,33 @@ class UnsafeHostSandbox:
         return Path(tempfile.mkdtemp(prefix=f"evo-{name}-"))
 
     def exec(self, command: str, *, timeout: float, stdin: str = "",
-             mounts: list[Mount] | None = None) -> ExecResult:
-        for mount in mounts or []:
-            self._mount(mount)
-        return self._run(["bash", "-c", self.rewrite(command)], stdin, timeout)
+             mounts: list[Mount] | None = None, env: dict[str, str] | None = None) -> ExecResult:
+        return self.run(["bash", "-c", command], timeout=timeout, stdin=stdin, mounts=mounts,
+                        env=env)
 
     def run_python(self, script: str, stdin: str, *, timeout: float) -> ExecResult:
-        return self._run([sys.executable, f"{self.root}{HARNESS}/{script}"], stdin, timeout)
+        return self.run([sys.executable, f"{HARNESS}/{script}"], timeout=timeout, stdin=stdin)
 
-    def _run(self, argv: list[str], stdin: str, timeout: float) -> ExecResult:
-        env = {"PATH": f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin", "HOME": str(self.root),
-               "LANG": "C.UTF-8"}
-        return run_capped(argv, stdin=stdin, timeout=timeout, limits=self.limits, preexec=None,
-                          cwd=self.app_dir, env=env)
+    def run(self, argv: list[str], *, timeout: float, stdin: str = "",
+            mounts: list[Mount] | None = None, env: dict[str, str] | None = None) -> ExecResult:
+        for mount in mounts or []:
+            self._mount(mount)
+        base = {"PATH": f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin", "HOME": str(self.root),
+                "LANG": "C.UTF-8"}
+        return run_capped([self.rewrite(a) for a in argv], stdin=stdin, timeout=timeout,
+                          limits=self.limits, preexec=None, cwd=self.app_dir,
+                          hooks=Hooks(env={**base, **(env or {})}))
 
     def kill_leftovers(self) -> int:
         return 0  # no private uid to find them by; each command's group was killed on timeout
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
-        shutil.rmtree(self.app_dir, ignore_errors=True)
+        if self.owns_app:
+            shutil.rmtree(self.app_dir, ignore_errors=True)
 
 
-def require_sandbox(unsafe: bool = False) -> Callable[..., BwrapSandbox | UnsafeHostSandbox]:
+def require_sandbox(unsafe: bool = False) -> SandboxFactory:
     """The sandbox factory to run tasks with; refuses without bubblewrap unless `unsafe`."""
     if shutil.which("bwrap"):
         return BwrapSandbox.for_task

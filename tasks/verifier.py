@@ -1,18 +1,25 @@
-"""The verifier: after the agent is done, run the task's tests/test.sh over the same /app in a
-fresh sandbox command and read the reward file. Only the reward file decides; test output is kept
-for evidence, never parsed."""
+"""The verifier: after the agent is done, run the task's tests/test.sh as a user the agent never
+was, over the agent's /app ("shared", Harbor's default) or over a fresh copy of the task with only
+the declared artifacts ("separate"), and read the reward file. Only the reward file decides;
+test output is kept for evidence, never parsed. How the reward file is read is reward.py's."""
 from __future__ import annotations
 
-import json
 import shutil
+import tarfile
+import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from tasks.sandbox import BwrapSandbox, Mount
+from tasks.reward import read_reward
+from tasks.sandbox import Mount, copy_task_files
+from tasks.sandboxes import Sandbox
 from tasks.task import Task
 
 TAIL_LINES = 40
+# What the verifier's interpreter gets beside the task's own verifier.env: no directory the agent
+# wrote (the working directory /app) on sys.path, no bytecode left behind, no user site-packages.
+VERIFIER_ENV = {"PYTHONSAFEPATH": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1"}
 
 
 class VerifierResult(BaseModel):
@@ -25,43 +32,101 @@ class VerifierResult(BaseModel):
     duration_s: float = 0.0
 
 
-def read_reward(logs: Path) -> tuple[float | None, str]:
-    """The reward from reward.txt (a float) or reward.json ({"reward": x, ...}); None if absent
-    or unreadable, with the reason."""
-    text_file, json_file = logs / "reward.txt", logs / "reward.json"
-    try:
-        if text_file.exists():
-            return float(text_file.read_text().strip()), ""
-        if json_file.exists():
-            data = json.loads(json_file.read_text())
-            value = data["reward"] if isinstance(data, dict) else data
-            return float(value), ""
-    except (ValueError, KeyError, TypeError) as error:
-        return None, f"unreadable reward file: {error!r}"
-    return None, "no reward file written to /logs/verifier"
-
-
 def _tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def verify(task: Task, sandbox: BwrapSandbox) -> VerifierResult:
+def _keep_safe(member: tarfile.TarInfo, dest: str, refused: list[str]) -> tarfile.TarInfo | None:
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        refused.append(member.name)
+        return None
+
+
+def copy_artifacts(agent_app: Path, fresh_app: Path, paths: list[str]) -> list[str]:
+    """Copy each artifact (a path relative to /app) from the agent's /app over a fresh one as
+    Harbor does: a directory artifact replaces the directory, and everything goes through a tar
+    read with the 'data' filter, so special files (FIFOs, devices), links that leave the artifact
+    and set-id bits never cross over. Returns what was refused."""
+    refused: list[str] = []
+    with tempfile.TemporaryFile() as buffer:  # as large as /app may be: the disk cap bounds it
+        with tarfile.open(fileobj=buffer, mode="w") as archive:
+            for rel in paths:
+                source = _within(agent_app, rel)
+                if source is None:
+                    refused.append(rel)
+                elif source.is_symlink() or source.exists():
+                    archive.add(source, arcname=rel, recursive=True)  # links are not followed
+                    _clear(fresh_app / rel)
+        buffer.seek(0)
+        with tarfile.open(fileobj=buffer, mode="r") as archive:
+            archive.extractall(fresh_app, filter=lambda m, d: _keep_safe(m, d, refused))
+    return refused
+
+
+def _clear(path: Path) -> None:
+    """Make room for an artifact as Harbor does: a directory is emptied (its task files do not
+    come back), a file replaced."""
+    if path.is_dir() and not path.is_symlink():
+        for child in path.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+    elif path.is_symlink() or path.exists():
+        path.unlink()
+
+
+def _within(app: Path, rel: str) -> Path | None:
+    """app/rel, or None when a directory on the way is a link (the agent's /app/out -> / would
+    otherwise make the host read its own /etc)."""
+    path = app
+    for part in Path(rel).parts[:-1]:
+        path = path / part
+        if path.is_symlink():
+            return None
+    return app / rel
+
+
+def verifier_sandbox(task: Task, sandbox: Sandbox) -> tuple[Sandbox, str]:
+    """The sandbox the tests run in, as a new user (the agent's processes are killed first), and a
+    note on artifacts refused. Shared: the agent's /app itself. Separate: a fresh /app."""
+    if task.config.verifier.environment_mode == "shared":
+        return sandbox.handover(sandbox.app_dir), ""
+    sandbox.kill_leftovers()
+    fresh = copy_task_files(task)
+    try:
+        refused = copy_artifacts(sandbox.app_dir, fresh, task.config.artifact_paths)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    note = f"[{len(refused)} artifact entries refused (special files or links leaving it)]" \
+        if refused else ""
+    return sandbox.handover(fresh), note
+
+
+def verify(task: Task, sandbox: Sandbox) -> VerifierResult:
     """Run tests/test.sh (tests at /tests, writable /logs/verifier) within the verifier timeout.
-    A timeout or a missing reward file is a fail with reward 0. Nothing the agent started can
-    interfere: each sandbox command's processes are reaped before it returns."""
-    logs = sandbox.writable_dir("logs")
+    A timeout or a missing or unreadable reward file is a fail with reward 0. Nothing the agent
+    started can interfere: its processes are gone and the tests run as another user."""
+    judge, note = verifier_sandbox(task, sandbox)
+    logs = judge.writable_dir("logs")
     try:
         mounts = [Mount(source=task.tests_dir, dest="/tests"),
                   Mount(source=logs, dest="/logs/verifier", writable=True)]
-        env = "".join(f"export {k}={json.dumps(v)}; " for k, v in task.config.verifier.env.items())
-        run = sandbox.exec(f"{env}bash /tests/test.sh", mounts=mounts,
-                           timeout=task.config.verifier.timeout_sec)
+        run = judge.run(["bash", "/tests/test.sh"], mounts=mounts,
+                        env={**VERIFIER_ENV, **task.config.verifier.env},
+                        timeout=task.config.verifier.timeout_sec)
+        judge.kill_leftovers()
         reward, problem = read_reward(logs)
     finally:
         shutil.rmtree(logs, ignore_errors=True)
+        judge.close()
     if run.timed_out:
         reward, problem = None, f"verifier timed out after {task.config.verifier.timeout_sec}s"
-    tail = _tail(run.output) + (f"\n[{problem}]" if problem else "")
+    tail = _tail(run.output) + "".join(f"\n[{p}]" for p in (problem,) if p) + \
+        (f"\n{note}" if note else "")
     value = reward if reward is not None else 0.0
     return VerifierResult(reward=value, passed=value >= task.config.verifier.pass_reward,
                           output_tail=tail, exit_reason=run.exit_reason,

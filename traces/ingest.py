@@ -24,7 +24,7 @@ ROLLOUT_SCHEMA = pa.schema([
     ("harness_commit", pa.string()), ("model", pa.string()), ("outcome", pa.string()),
     ("reward", pa.float64()), ("tokens_in", pa.int64()), ("tokens_out", pa.int64()),
     ("steps", pa.int32()), ("duration_s", pa.float64()), ("exit_reason", pa.string()),
-    ("verifier_tail", pa.string()), ("started_at", pa.float64()),
+    ("verifier_tail", pa.string()), ("started_at", pa.float64()), ("node", pa.string()),
 ])
 EVENT_SCHEMA = pa.schema([
     ("rollout_id", pa.string()), ("seq", pa.int32()), ("kind", pa.string()), ("name", pa.string()),

@@ -1,23 +1,82 @@
 """The read-only SQL tool (the evolve agent's and `traces sql`'s): one SELECT at a time, no file or
-network access, a row cap and a time limit; optionally only the train split's rows exist for it."""
+network access, bounded memory and threads, a row cap and a time limit. Restricted to a split, it
+queries a snapshot that holds only what the evidence may show (RESTRICTED_VIEW), redacted by the
+debugger's leak guard."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import re2
 from pydantic import BaseModel
 
+from debugger.leak import FAILING_LINE_REGEX, Redactor, snippets
 from evoharness.errors import EvoError
 
 from .schema import TABLES
-from .store import TraceStore
+from .store import READ_WAIT_S, TraceStore, connect
 
-# No file, extension or network access, and queries cannot switch that back on.
-LOCKED = {"enable_external_access": False, "lock_configuration": True}
+# Every session: no file, extension or network access, no spilling to disk, bounded memory and
+# threads; then lock_configuration, so a query cannot switch any of it back.
+SESSION_CONFIG = {"enable_external_access": False, "memory_limit": "512MB", "threads": 2,
+                  "temp_directory": ""}
+SESSION_SETTINGS = ("SET enable_progress_bar = false",)  # local options, set before the lock
 CELL_LIMIT = 200  # characters of one value in the text rendering
+VERIFIER_LINES = 20  # failing verifier lines kept per rollout, as the evidence keeps them
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What a restricted session sees of one stored table: these columns (name -> SQL expression
+    over the stored row), the rows matching `rows` ($split is the allowed split), and the columns
+    in `redacted` passed through the leak guard."""
+
+    columns: dict[str, str]
+    rows: str = "TRUE"
+    redacted: tuple[str, ...] = ()
+
+
+def _view(*same: str, rows: str = "TRUE", redacted: tuple[str, ...] = (), **derived: str
+          ) -> TableView:
+    return TableView(columns={name: name for name in same} | derived, rows=rows, redacted=redacted)
+
+
+_SPLIT_ROLLOUTS = "rollout_id IN (SELECT rollout_id FROM rollouts WHERE split = $split)"
+# The verifier's output only as the evidence shows it: its failing lines (pytest's echo of the
+# hidden test source never qualifies), at most VERIFIER_LINES, then redacted.
+_FAILING_LINES = (
+    "array_to_string(list_filter(string_split(replace(verifier_tail, chr(13), ''), chr(10)), "
+    f"lambda l: regexp_matches(l, '{FAILING_LINE_REGEX}'))[1:{VERIFIER_LINES}], chr(10))"
+)
+# Allowlisted by design: a column or table not named here does not exist for a restricted query.
+# Dropped: runs.config (names the held-out tasks and the suite's files), iterations.detail (phase
+# records name held-out rollouts and quarantined files), rollouts.verifier_tail (raw output).
+# Kept: rollouts.node (host / Ray node), so failures of one machine read as infrastructure, not as
+# the harness's; an infra_error's exit_reason names it anyway.
+RESTRICTED_VIEW: dict[str, TableView] = {
+    "meta": _view("key", "value"),
+    "runs": _view("run_id", "created_at"),
+    "iterations": _view("run_id", "iteration", "phase", "harness_commit", "finished_at"),
+    "rollouts": _view(
+        "rollout_id", "run_id", "iteration", "task_id", "split", "attempt", "harness_commit",
+        "model", "outcome", "reward", "tokens_in", "tokens_out", "steps", "duration_s",
+        "exit_reason", "started_at", "node", verifier_lines=_FAILING_LINES, rows="split = $split",
+        redacted=("exit_reason", "verifier_lines")),
+    "events": _view("rollout_id", "seq", "kind", "name", "content", "data", "tokens_in",
+                    "tokens_out", "duration_ms", "ts", rows=_SPLIT_ROLLOUTS,
+                    redacted=("content", "data")),
+    "changes": _view("change_id", "run_id", "iteration", "component", "commit", "manifest",
+                     redacted=("manifest",)),
+    "verdicts": _view("change_id", "run_id", "iteration", "method", "verdict", "decision",
+                      "detail", redacted=("detail",)),
+    "reverts": _view("change_id", "run_id", "iteration", "commit", "revert_commit", "reason",
+                     "cascaded_from", "manual", redacted=("reason",)),
+}
 
 
 class SqlError(EvoError):
@@ -65,14 +124,19 @@ def check_select(query: str) -> str:
 
 class SqlTool:
     """A read-only query session on one trace database. With `restrict_to_split` it queries an
-    in-memory snapshot holding only that split's rollouts and their events, so other rows (the
-    held-out tasks) are not hidden by a filter the query could get around: they are not there."""
+    in-memory snapshot of RESTRICTED_VIEW: other rows (the held-out tasks) and columns are not
+    hidden by a filter the query could get around: they are not there. Its text columns are
+    redacted of the ids of every task and rollout outside the split and of `forbidden` strings
+    (the hidden tests' lines), as the evidence is."""
 
     def __init__(
-        self, source: str | Path | TraceStore, *, restrict_to_split: str | None = None
+        self, source: str | Path | TraceStore, *, restrict_to_split: str | None = None,
+        forbidden: Iterable[str] = (),
     ) -> None:
-        if isinstance(source, TraceStore) or restrict_to_split is not None:
-            self.con = _snapshot(source, restrict_to_split)
+        if restrict_to_split is not None:
+            self.con = _snapshot(_restricted_tables(source, restrict_to_split, forbidden))
+        elif isinstance(source, TraceStore):
+            self.con = _snapshot(_all_tables(source))
         else:
             self.con = _open_locked(Path(source))
 
@@ -126,42 +190,95 @@ def _fetch(con: duckdb.DuckDBPyConnection, query: str, max_rows: int) -> SqlResu
     return SqlResult(columns=list(reader.schema.names), rows=rows, cut=cut)
 
 
+def _locked(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    for setting in SESSION_SETTINGS:
+        con.execute(setting)
+    con.execute("SET lock_configuration = true")
+    return con
+
+
 def _open_locked(path: Path) -> duckdb.DuckDBPyConnection:
     TraceStore(path, read_only=True).close()  # the version check and its clear errors
-    try:
-        return duckdb.connect(str(path), read_only=True, config=LOCKED)
+    try:  # waits, like every reader, while a running evolve writes
+        return _locked(connect(path, read_only=True, wait_s=READ_WAIT_S, config=SESSION_CONFIG))
     except duckdb.Error as error:
         raise SqlError(f"cannot open the trace database read-only: {error}", file=path,
                        hint="Pass the open TraceStore if this process already holds it") from error
 
 
-def _snapshot(source: str | Path | TraceStore, split: str | None) -> duckdb.DuckDBPyConnection:
-    """An in-memory, locked database whose tables are Arrow copies of the allowed rows."""
-    tables = _read_tables(source, split)
-    con = duckdb.connect(config=LOCKED)
+def _snapshot(tables: dict[str, pa.Table]) -> duckdb.DuckDBPyConnection:
+    """An in-memory, locked database whose tables are these Arrow tables."""
+    con = duckdb.connect(config=SESSION_CONFIG)
     for name, table in tables.items():
         con.register(name, table)
-    return con
+    return _locked(con)
 
 
-def _read_tables(source: str | Path | TraceStore, split: str | None) -> dict[str, pa.Table]:
-    if split not in (None, "train", "heldout"):
+def _all_tables(store: TraceStore) -> dict[str, pa.Table]:
+    with store.con.cursor() as cursor:
+        return {name: cursor.sql(f"SELECT * FROM {name}").to_arrow_table() for name in TABLES}
+
+
+def _restricted_tables(source: str | Path | TraceStore, split: str,
+                       forbidden: Iterable[str]) -> dict[str, pa.Table]:
+    if split not in ("train", "heldout"):
         raise SqlError("unknown split", field="restrict_to_split", value=split,
                        hint="Use train or heldout")
     own = not isinstance(source, TraceStore)
     store = TraceStore(source, read_only=True) if own else source
     try:
         with store.con.cursor() as cursor:
-            return {name: _allowed_rows(cursor, name, split) for name in TABLES}
+            guard = _Guard(_other_ids(cursor, split), list(forbidden))
+            return {name: _view_rows(cursor, name, view, split, guard)
+                    for name, view in RESTRICTED_VIEW.items()}
     finally:
         if own:
             store.close()
 
 
-def _allowed_rows(cursor: duckdb.DuckDBPyConnection, table: str, split: str | None) -> pa.Table:
-    """The table's rows, or for rollouts and events only those of the split's rollouts."""
-    if split is None or table not in ("rollouts", "events"):
-        return cursor.sql(f"SELECT * FROM {table}").to_arrow_table()
-    query = (f"SELECT * FROM {table} WHERE rollout_id IN "
-             "(SELECT rollout_id FROM rollouts WHERE split = ?)")
-    return cursor.sql(query, params=[split]).to_arrow_table()
+class _Guard:
+    """The debugger's leak guard over a snapshot's text. The Redactor decides what is replaced;
+    an RE2 set of every hidden string first passes over, in one linear scan, the values that
+    contain none of them (nearly all: the Redactor alone tries each string in turn)."""
+
+    def __init__(self, hidden_ids: set[str], forbidden: list[str]) -> None:
+        self.redactor = Redactor(hidden_ids, forbidden)
+        needles = [*snippets(forbidden), *hidden_ids]
+        self.hidden = _literal_set(needles) if needles else None
+
+    def __call__(self, text: str) -> str:
+        if self.hidden is None or not self.hidden.Match(text):
+            return text
+        return self.redactor(text)
+
+
+def _literal_set(needles: list[str]) -> Any:
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = 64 << 20  # a few thousand test lines as one automaton
+    found = re2.Set.SearchSet(options)
+    for needle in needles:
+        found.Add(re2.escape(needle))
+    found.Compile()
+    return found
+
+
+def _other_ids(cursor: duckdb.DuckDBPyConnection, split: str) -> set[str]:
+    """Task and rollout ids outside the split: a rollout id names its task inside a longer token
+    ("it001-<task>-a00"), which the guard's whole-token match of the task id alone would miss."""
+    rows = cursor.execute("SELECT task_id, rollout_id FROM rollouts WHERE split <> ?",
+                          [split]).fetchall()
+    return {item for row in rows for item in row}
+
+
+def _view_rows(cursor: duckdb.DuckDBPyConnection, table: str, view: TableView, split: str,
+               redact: _Guard) -> pa.Table:
+    columns = ", ".join(f"{expression} AS {name}" for name, expression in view.columns.items())
+    query = f"SELECT {columns} FROM {table} WHERE {view.rows}"
+    params = {"split": split} if "$split" in view.rows else {}
+    rows = cursor.sql(query, params=params).to_arrow_table()
+    for name in view.redacted:
+        index = rows.schema.get_field_index(name)
+        texts = [None if v is None else redact(v) for v in rows.column(name).to_pylist()]
+        rows = rows.set_column(index, name, pa.array(texts, pa.string()))
+    return rows

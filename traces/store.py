@@ -1,8 +1,9 @@
-"""The trace store: one run's DuckDB file, opened with a schema-version check, plus the run and
-phase bookkeeping the loop resumes from. Ingestion lives in ingest.py, reads in queries.py."""
+"""The trace store: one run's DuckDB file, opened with a schema-version check and briefly (a reader
+retries while a writer holds it, and the other way round), checked for damage, and the rollouts'
+ingestion and export. Ingestion lives in ingest.py, reads in queries.py, the run's own records
+(phases, changes, judgements, reverts) in the run ledger (evolve/ledger)."""
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -13,23 +14,26 @@ import duckdb
 from evoharness.errors import EvoError
 
 from .ingest import IngestReport, ingest_paths, trace_files, transaction
-from .schema import DDL, PHASES, SCHEMA_VERSION, TABLES
+from .schema import DDL, SCHEMA_VERSION, TABLES
 
-DB_NAME = "traces.duckdb"  # the agreed place of a run's store: RUN_DIR/traces.duckdb
-
-
-def db_path(run_dir: str | Path) -> Path:
-    return Path(run_dir) / DB_NAME
+READ_WAIT_S = 60.0  # a reader waits this long for a writer's transaction (an ingest batch)
+WRITE_WAIT_S = 600.0  # a writer waits this long for readers (a `traces sql` query may take 60 s)
+_FIRST_BACKOFF_S = 0.01
+_MAX_BACKOFF_S = 0.5
 
 
 class TraceStore:
-    """An open trace database; use as a context manager so the file is closed (and unlocked)."""
+    """An open trace database; use as a context manager so the file is closed (and unlocked) soon:
+    DuckDB lets one process write, or any number read, but never both at once. Opening waits (up
+    to `wait_s`) while another process holds the file the other way."""
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False,
+                 wait_s: float | None = None) -> None:
         self.path = Path(path)
         if read_only and not self.path.exists():
             raise EvoError("no trace database here", file=self.path, hint="Run an evaluation first")
-        self.con = _connect(self.path, read_only)
+        wait = wait_s if wait_s is not None else READ_WAIT_S if read_only else WRITE_WAIT_S
+        self.con = connect(self.path, read_only=read_only, wait_s=wait)
         try:
             _check_or_create_schema(self.con, self.path, read_only)
         except BaseException:
@@ -69,69 +73,56 @@ class TraceStore:
             written.append(target)
         return written
 
-    # -- runs and phases ------------------------------------------------------------------------
-    def register_run(self, run_id: str, config: dict[str, Any]) -> None:
-        """Record a run once; a resumed run keeps its original config and creation time."""
-        self.con.execute(
-            "INSERT INTO runs VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            [run_id, time.time(), json.dumps(config, sort_keys=True)],
-        )
-
-    def mark_phase(
-        self,
-        run_id: str,
-        iteration: int,
-        phase: str,
-        harness_commit: str | None = None,
-        detail: dict[str, Any] | None = None,
-    ) -> None:
-        """Record `phase` of `iteration` as finished; marking it again keeps the first record."""
-        if phase not in PHASES:
-            raise EvoError("unknown phase", field="phase", value=phase, hint=f"Use one of {PHASES}")
-        self.con.execute(
-            "INSERT INTO iterations VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [run_id, iteration, phase, harness_commit, time.time(),
-             None if detail is None else json.dumps(detail, sort_keys=True)],
-        )
-
-    def phases_done(self, run_id: str, iteration: int) -> set[str]:
-        rows = self.con.execute(
-            "SELECT phase FROM iterations WHERE run_id = ? AND iteration = ?", [run_id, iteration]
-        )
-        return {row[0] for row in rows.fetchall()}
-
-    def last_phase(self, run_id: str) -> tuple[int, str] | None:
-        """The latest finished (iteration, phase) in phase order, or None for a fresh run."""
-        rows = self.con.execute(
-            "SELECT iteration, phase FROM iterations WHERE run_id = ? "
-            "ORDER BY iteration DESC, list_position(?, phase) DESC LIMIT 1",
-            [run_id, list(PHASES)],
-        ).fetchall()
-        return (rows[0][0], rows[0][1]) if rows else None
+    def verify(self) -> None:
+        """Read every stored value of every table; a damaged file raises StoreDamaged. DuckDB
+        checks a block's checksum only when it reads the block, so nothing less finds all damage."""
+        for table in TABLES:
+            try:
+                self.con.execute(f"SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM {table}")
+                self.con.fetchall()
+            except duckdb.Error as error:
+                raise StoreDamaged(f"the trace database is damaged ({table}): {error}",
+                                   file=self.path) from error
 
 
 class StoreBusy(EvoError):
-    """Another process (a running `evoharness evolve`) holds the store: DuckDB allows one writer
-    process and no readers beside it."""
+    """Another process held the store the other way (writing while we read, or reading while we
+    write) for longer than we waited."""
 
 
-def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+class StoreDamaged(EvoError):
+    """The DuckDB file is corrupt (e.g. a checksum mismatch after a crash). The run ledger rebuilds
+    it from the run's files."""
+
+
+def connect(path: Path, *, read_only: bool, wait_s: float,
+            config: dict[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
+    """duckdb.connect, retried with exponential backoff while another process holds a conflicting
+    lock, for up to `wait_s` seconds."""
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        return duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as error:
-        if "Conflicting lock" not in str(error):
-            raise EvoError(f"cannot open the trace database: {error}", file=path) from error
-        raise StoreBusy("another evoharness process is using the trace database", file=path,
-                        value=str(error).split("Conflicting lock is held in ")[-1][:120],
-                        hint="wait for it to finish, or stop it") from error
-    except duckdb.Error as error:
-        raise EvoError(
-            f"cannot open the trace database: {error}",
-            file=path,
-            hint="Is it a DuckDB file, and is no other evoharness process writing to it?",
-        ) from error
+    deadline = time.monotonic() + wait_s
+    backoff = _FIRST_BACKOFF_S
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only, config=config or {})
+        except duckdb.IOException as error:
+            if "Conflicting lock" not in str(error):
+                raise EvoError(f"cannot open the trace database: {error}", file=path) from error
+            if time.monotonic() + backoff > deadline:
+                raise StoreBusy(
+                    f"another evoharness process held the trace database for {wait_s:.0f}s",
+                    file=path, value=str(error).split("Conflicting lock is held in ")[-1][:120],
+                    hint="try again; a running evolve holds it only while it writes") from error
+            time.sleep(backoff)
+            backoff = min(2 * backoff, _MAX_BACKOFF_S)
+        except duckdb.Error as error:
+            kind = StoreDamaged if "Corrupt" in str(error) or "checksum" in str(error) else EvoError
+            raise kind(
+                f"cannot open the trace database: {error}", file=path,
+                hint="Is it a DuckDB file? `evoharness traces rebuild RUN` rebuilds a run's store "
+                     "from its files",
+            ) from error
 
 
 def _check_or_create_schema(con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> None:

@@ -13,13 +13,16 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
 
+from .bounded import MAX_EDITS, MAX_FILE_BYTES, load_yaml
 from .confine import confine, restore, snapshot
 from .repo import HarnessRepo
 from .spec import PROTECTED_BEGIN, PROTECTED_END, HarnessSpec, LoadedHarness
 from .validate import SPEC_FILE, load_harness
 
 RULES_HEADING = "## Rules learned"
-HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*$")
+# Only the marker: the title is the rest of the line, stripped (a lazy title group followed by
+# `\s*$` backtracks quadratically on a long line of spaces).
+HEADING_RE = re.compile(r"^(#{1,6})\s")
 # Template sections interleave with jinja blocks ({% if skills %} before "## Skills", its
 # {% endif %} inside it): these keep a replaced section's block structure intact.
 JINJA_OPEN_RE = re.compile(r"^\s*\{%-?\s*(if|for)\b")
@@ -27,6 +30,11 @@ JINJA_CLOSE_RE = re.compile(r"^\s*\{%-?\s*end(if|for)\b")
 JINJA_OPENERS = ("{{", "{%", "{#")
 KIND_LISTS = {"tool": "tools", "middleware": "middleware", "skill": "skills",
               "subagent": "subagents"}
+# What one edit may carry; load_harness bounds the files and bytes of the result.
+RULE_CHARS = 2_000
+PATH_CHARS = 255
+Content = Annotated[str, Field(max_length=MAX_FILE_BYTES)]
+RelPath = Annotated[str, Field(min_length=1, max_length=PATH_CHARS)]
 
 
 class EditRefused(ValidationFailed):
@@ -46,7 +54,7 @@ class AppendRule(_Edit):
     """Add one bullet to the prompt's '## Rules learned' section (created at the end if absent)."""
 
     op: Literal["append_rule"] = "append_rule"
-    text: str = Field(min_length=1)
+    text: str = Field(min_length=1, max_length=RULE_CHARS)
 
     def apply(self, root: Path) -> None:
         rel = _read_spec(root).system_prompt
@@ -70,9 +78,9 @@ class ReplaceSection(_Edit):
     """Replace the body of the markdown section `heading` in a .md/.j2 file; the heading stays."""
 
     op: Literal["replace_section"] = "replace_section"
-    file: str
-    heading: str = Field(min_length=1)
-    text: str
+    file: RelPath
+    heading: str = Field(min_length=1, max_length=RULE_CHARS)
+    text: Content
 
     def apply(self, root: Path) -> None:
         if not self.file.endswith((".md", ".j2")):
@@ -99,8 +107,8 @@ class WriteFile(_Edit):
     """Create or overwrite a file with `content`."""
 
     op: Literal["write_file"] = "write_file"
-    path: str
-    content: str
+    path: RelPath
+    content: Content
 
     def apply(self, root: Path) -> None:
         write_atomic(confine(root, self.path), self.content)
@@ -110,8 +118,8 @@ class AddFile(_Edit):
     """Create a new file; refused if it exists (use write_file to overwrite on purpose)."""
 
     op: Literal["add_file"] = "add_file"
-    path: str
-    content: str
+    path: RelPath
+    content: Content
 
     def apply(self, root: Path) -> None:
         target = confine(root, self.path)
@@ -125,7 +133,7 @@ class DeleteFile(_Edit):
     """Delete one file."""
 
     op: Literal["delete_file"] = "delete_file"
-    path: str
+    path: RelPath
 
     def apply(self, root: Path) -> None:
         target = confine(root, self.path)
@@ -136,7 +144,7 @@ class DeleteFile(_Edit):
 
 class _ComponentListEdit(_Edit):
     kind: Literal["tool", "middleware", "skill", "subagent"]
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=PATH_CHARS)
 
     def apply(self, root: Path) -> None:
         data = _read_spec_data(root)
@@ -178,7 +186,7 @@ Edit = Annotated[
           UnregisterComponent],
     Field(discriminator="op"),
 ]
-EDIT_LIST = TypeAdapter(list[Edit])
+EDIT_LIST = TypeAdapter(Annotated[list[Edit], Field(max_length=MAX_EDITS)])
 
 
 def parse_edits(data: Any) -> list[_Edit]:
@@ -234,10 +242,7 @@ def _apply_one(root: Path, index: int, edit: _Edit) -> None:
 
 
 def _read_spec_data(root: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(_read(root / SPEC_FILE, SPEC_FILE))
-    except yaml.YAMLError as error:
-        raise EvoError(f"invalid YAML: {error}", file=SPEC_FILE, field="(file)") from error
+    data = load_yaml(_read(root / SPEC_FILE, SPEC_FILE), file=SPEC_FILE)
     if not isinstance(data, dict):
         raise EvoError("must be a YAML mapping", file=SPEC_FILE, field="(file)")
     return data
@@ -254,12 +259,20 @@ def _read_spec(root: Path) -> HarnessSpec:
 def _read(path: Path, rel: str) -> str:
     if not path.is_file():
         raise EvoError("no such file", file=rel, field="file")
-    return path.read_text(encoding="utf-8")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise EvoError(f"file is larger than {MAX_FILE_BYTES} bytes", file=rel, field="file",
+                       hint="replace it whole with write_file")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise EvoError("file is not UTF-8 text", file=rel, field="file",
+                       hint="replace it whole with write_file") from error
 
 
 def _heading_title(line: str) -> tuple[int, str] | None:
     match = HEADING_RE.match(line)
-    return (len(match.group(1)), match.group(2).casefold()) if match else None
+    title = line[match.end():].strip() if match else ""
+    return (len(match.group(1)), title.casefold()) if match and title else None
 
 
 def _find_section(lines: list[str], heading: str, rel: str) -> tuple[int, int] | None:
@@ -311,4 +324,4 @@ def _inside_protected(lines: list[str], index: int) -> bool:
 
 
 def _headings(lines: list[str]) -> list[str]:
-    return [line.strip() for line in lines if HEADING_RE.match(line)]
+    return [line.strip() for line in lines if _heading_title(line)]

@@ -163,12 +163,16 @@ class HarnessRepo:
         records = self._git.log(*args).split(_RS)
         return [_parse_commit(record) for record in records if record.strip()]
 
-    def export(self, commit: str, dest: str | Path) -> Path:
-        """Write the tree of `commit` into the directory `dest` (no .git): a harness as it was."""
+    def archive(self, commit: str) -> bytes:
+        """The tree of `commit` as a tar archive (git archive): a harness as it was, to unpack
+        elsewhere."""
         archive = io.BytesIO()
         self._repo.archive(archive, self._resolve(commit))
-        archive.seek(0)
-        with tarfile.open(fileobj=archive) as tar:
+        return archive.getvalue()
+
+    def export(self, commit: str, dest: str | Path) -> Path:
+        """Write the tree of `commit` into the directory `dest` (no .git): a harness as it was."""
+        with tarfile.open(fileobj=io.BytesIO(self.archive(commit))) as tar:
             tar.extractall(dest, filter="data")
         return Path(dest)
 

@@ -3,9 +3,11 @@ settings the agent runtime enforces). Loading files and checking them is validat
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .bounded import MAX_COMPONENTS
 
 ComponentKind = Literal[
     "system_prompt", "tool", "tool_impl", "middleware", "skill", "subagent", "memory", "settings"
@@ -17,27 +19,42 @@ PROTECTED_BEGIN = "{# protected:seed-rules:begin #}"
 PROTECTED_END = "{# protected:seed-rules:end #}"
 
 
-class Budgets(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+# Every number the evolve agent sets has an upper bound: `inf`, NaN or 1e308 would turn a budget
+# into no budget (allow_inf_nan=False refuses the first two, `le` the rest).
+_FINITE = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+DAY_SECONDS = 86_400.0
 
-    tokens: int = Field(60_000, gt=0, description="total prompt+completion tokens per rollout")
-    wall_seconds: float = Field(300.0, gt=0, description="wall time per rollout")
-    context_tokens: int = Field(6_000, gt=0, description="compact history beyond this")
-    tool_calls: dict[str, int] = Field(default_factory=dict, description="max calls per tool")
+
+class Budgets(BaseModel):
+    model_config = _FINITE
+
+    tokens: int = Field(60_000, gt=0, le=10_000_000,
+                        description="total prompt+completion tokens per rollout")
+    wall_seconds: float = Field(300.0, gt=0, le=DAY_SECONDS, description="wall time per rollout")
+    context_tokens: int = Field(6_000, gt=0, le=1_000_000,
+                                description="compact history beyond this")
+    tool_calls: dict[str, Annotated[int, Field(ge=0, le=100_000)]] = Field(
+        default_factory=dict, max_length=MAX_COMPONENTS, description="max calls per tool")
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _FINITE
 
-    max_steps: int = Field(20, gt=0)
+    max_steps: int = Field(20, gt=0, le=1_000)
     temperature: float = Field(0.2, ge=0.0, le=2.0)
-    max_output_tokens: int = Field(512, gt=0)
+    max_output_tokens: int = Field(512, gt=0, le=32_768)
     action_format: Literal["json", "native"] = "json"
     # JSON actions decoded under the action's JSON schema (tool names, argument keys), so a reply
     # always parses. auto: where the model server is known to enforce it (embedded, Ollama).
     constrained_decoding: Literal["auto", "on", "off"] = "auto"
-    tool_timeout_seconds: float = Field(30.0, gt=0)
+    tool_timeout_seconds: float = Field(30.0, gt=0, le=3_600.0)
     budgets: Budgets = Field(default_factory=Budgets)
+
+
+_NAME_CHARS = 100
+_PATH_CHARS = 255
+_Names = Annotated[list[Annotated[str, Field(max_length=_NAME_CHARS)]],
+                   Field(max_length=MAX_COMPONENTS)]
 
 
 class HarnessSpec(BaseModel):
@@ -45,13 +62,13 @@ class HarnessSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = "harness"
-    system_prompt: str = "system_prompt.md.j2"
-    tools: list[str] = Field(default_factory=list)  # tools/<name>.yaml + tools/<name>.py
-    middleware: list[str] = Field(default_factory=list)  # middleware/<name>.py
-    skills: list[str] = Field(default_factory=list)  # skills/<name>/SKILL.md
-    subagents: list[str] = Field(default_factory=list)  # subagents/<name>/agent.yaml
-    memory: str = "memory/LONG_TERM.md"
+    name: str = Field("harness", max_length=_NAME_CHARS)
+    system_prompt: str = Field("system_prompt.md.j2", max_length=_PATH_CHARS)
+    tools: _Names = Field(default_factory=list)  # tools/<name>.yaml + tools/<name>.py
+    middleware: _Names = Field(default_factory=list)  # middleware/<name>.py
+    skills: _Names = Field(default_factory=list)  # skills/<name>/SKILL.md
+    subagents: _Names = Field(default_factory=list)  # subagents/<name>/agent.yaml
+    memory: str = Field("memory/LONG_TERM.md", max_length=_PATH_CHARS)
     settings: Settings = Field(default_factory=Settings)
 
 
@@ -60,9 +77,9 @@ class ToolSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str
-    description: str
-    parameters: dict[str, Any]
+    name: str = Field(max_length=_NAME_CHARS)
+    description: str  # the tool's YAML file is bounded (workspace/bounded.py)
+    parameters: dict[str, Any]  # bounded and checked by workspace/schemas.py
 
 
 class SkillDoc(BaseModel):
@@ -80,11 +97,11 @@ class SubagentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str
+    name: str = Field(max_length=_NAME_CHARS)
     description: str
     system_prompt: str
-    tools: list[str] = Field(default_factory=list)  # a subset of the harness's tools
-    max_steps: int = Field(10, gt=0)
+    tools: _Names = Field(default_factory=list)  # a subset of the harness's tools
+    max_steps: int = Field(10, gt=0, le=1_000)
 
 
 class LoadedHarness(BaseModel):

@@ -8,19 +8,18 @@ import re
 from pathlib import Path
 from typing import Any, TypeVar
 
-import jinja2
-import yaml
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ValidationError
 
 from evoharness.errors import EvoError, ValidationFailed
 
+from .bounded import MAX_FILE_BYTES, MAX_HARNESS_BYTES, MAX_HARNESS_FILES, load_yaml
 from .prompt import (
+    TemplateFailed,
     missing_protocol,
     render_system_prompt,
     seed_protected_block,
 )
+from .schemas import schema_problems
 from .spec import (
     PROTECTED_BEGIN,
     PROTECTED_END,
@@ -60,7 +59,7 @@ def load_harness(path: str | Path) -> LoadedHarness:
     if spec is None:
         raise ValidationFailed(f"harness {root}", problems)
     _check_names(spec, problems)
-    _check_symlinks(root, problems)
+    _check_tree(root, problems)
     _check_unregistered(root, spec, problems)
     tools = [t for name in spec.tools if (t := _load_tool(root, name, problems))]
     for name in spec.middleware:
@@ -96,11 +95,9 @@ def _read_yaml(root: Path, rel: str, problems: _Problems, *, field: str) -> Any 
     if text is None:
         return None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else field
-        problems.add(rel, where, f"invalid YAML: {getattr(error, 'problem', error)}")
+        data = load_yaml(text, file=rel, field=field)
+    except EvoError as error:
+        problems.append(error)
         return None
     if not isinstance(data, dict):
         problems.add(rel, field, "must be a YAML mapping", value=data)
@@ -127,6 +124,10 @@ def _read_text(root: Path, rel: str, field: str, problems: _Problems) -> str | N
     if not path.is_file():
         problems.add(rel, field, "file is missing", hint="create it or remove it from harness.yaml")
         return None
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        problems.add(rel, field, f"file is too large ({size} bytes; at most {MAX_FILE_BYTES})")
+        return None
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -137,21 +138,24 @@ def _read_text(root: Path, rel: str, field: str, problems: _Problems) -> str | N
 def _check_names(spec: HarnessSpec, problems: _Problems) -> None:
     # Names become paths (tools/<name>.py): anything but a plain name could leave the harness.
     for kind in COMPONENT_DIRS:
-        names: list[str] = getattr(spec, kind)
-        for index, name in enumerate(names):
+        seen: set[str] = set()
+        for index, name in enumerate(getattr(spec, kind)):
             if not NAME_RE.match(name):
                 problems.add(SPEC_FILE, f"{kind}[{index}]", "not a valid component name",
                              value=name, hint="use lowercase letters, digits, '_' or '-'")
-            if names.index(name) != index:
+            if name in seen:
                 problems.add(SPEC_FILE, f"{kind}[{index}]", "listed twice", value=name)
+            seen.add(name)
     for index, name in enumerate(spec.tools):
         if name in RESERVED_TOOLS:
             problems.add(SPEC_FILE, f"tools[{index}]", "name is reserved by the runtime",
                          value=name)
 
 
-def _check_symlinks(root: Path, problems: _Problems) -> None:
-    # A link could point the runtime (or an edit) at files outside the workspace.
+def _check_tree(root: Path, problems: _Problems) -> None:
+    """No symlinks (a link could point the runtime or an edit outside the workspace), and a
+    bounded number and size of files (every rollout's sandbox mounts them)."""
+    count = total = 0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != ".git")  # git's objects can be many
         for name in dirnames + sorted(filenames):
@@ -159,6 +163,15 @@ def _check_symlinks(root: Path, problems: _Problems) -> None:
             if path.is_symlink():
                 problems.add(str(path.relative_to(root)), "(file)", "symlinks are not allowed",
                              hint="replace the link with a regular file")
+            elif name in filenames:
+                count += 1
+                total += path.lstat().st_size
+    if count > MAX_HARNESS_FILES:
+        problems.add(".", "(files)", f"the harness has {count} files; at most {MAX_HARNESS_FILES}",
+                     hint="delete files no component uses")
+    if total > MAX_HARNESS_BYTES:
+        problems.add(".", "(files)", f"the harness's files hold {total} bytes; at most "
+                     f"{MAX_HARNESS_BYTES}", hint="keep components small")
 
 
 def _check_unregistered(root: Path, spec: HarnessSpec, problems: _Problems) -> None:
@@ -199,18 +212,10 @@ def _load_tool(root: Path, name: str, problems: _Problems) -> ToolSpec | None:
     tool = _load_named(root, rel, ToolSpec, name, "tool", problems)
     if tool is None:
         return None
-    try:
-        Draft202012Validator.check_schema(tool.parameters)
-    except SchemaError as error:
-        where = ".".join(str(part) for part in error.path)
-        field = f"parameters.{where}" if where else "parameters"
-        problems.add(rel, field, f"not a valid JSON schema: {error.message}")
-        return None
-    if tool.parameters.get("type") != "object":
-        problems.add(rel, "parameters.type", "tool arguments must be a JSON object schema",
-                     value=tool.parameters.get("type"))
-        return None
-    return tool
+    found = schema_problems(tool.parameters)
+    for where, message, value in found:
+        problems.add(rel, f"parameters.{where}" if where else "parameters", message, value=value)
+    return None if found else tool
 
 
 def _check_python(root: Path, rel: str, field: str, problems: _Problems) -> ast.Module | None:
@@ -222,7 +227,10 @@ def _check_python(root: Path, rel: str, field: str, problems: _Problems) -> ast.
         return ast.parse(source, rel)
     except SyntaxError as error:
         problems.add(rel, f"line {error.lineno}", f"not valid Python: {error.msg}")
-        return None
+    except (RecursionError, MemoryError, ValueError) as error:  # nesting past the compiler's stack
+        problems.add(rel, "(file)", f"Python cannot compile it: {type(error).__name__} {error}",
+                     hint="nest less deeply; no NUL bytes")
+    return None
 
 
 def _check_middleware(root: Path, name: str, problems: _Problems) -> None:
@@ -252,9 +260,9 @@ def _load_skill(root: Path, name: str, problems: _Problems) -> SkillDoc | None:
                      hint="add name: and description: fields")
         return None
     try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as error:
-        problems.add(rel, "front matter", f"invalid YAML: {error}")
+        meta = load_yaml(match.group(1), file=rel, field="front matter")
+    except EvoError as error:
+        problems.append(error)
         return None
     meta = meta if isinstance(meta, dict) else {}
     missing = [f for f in ("name", "description")
@@ -296,12 +304,8 @@ def _check_prompt(harness: LoadedHarness, problems: _Problems) -> None:
                      hint="restore the text between the protected markers exactly as the seed has it")
     try:
         rendered = render_system_prompt(harness)
-    except jinja2.TemplateSyntaxError as error:
-        problems.add(rel, f"line {error.lineno}", f"template syntax error: {error.message}")
-        return
-    except Exception as error:  # noqa: BLE001 - any failure of agent-written template code is a finding
-        problems.add(rel, "template", f"template fails to render: {type(error).__name__}: {error}",
-                     hint="use only tools, skills, subagents, memory and settings")
+    except TemplateFailed as error:
+        problems.add(rel, error.field, error.message, hint=error.hint)
         return
     missing = missing_protocol(rendered, harness.spec.settings.action_format)
     if missing:

@@ -12,6 +12,7 @@ from typing import Any
 import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.clients.boundary import text_boundary
 from agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
 from agent.clients.wire import openai_messages, openai_reply, response_format, tool_payload
 from agent.model import Message, ModelError, ModelReply
@@ -112,6 +113,7 @@ class EmbeddedModel:
         self.name = f"embedded:{weights.name}"
         self.size = size or server_size()
 
+    @text_boundary
     def chat(
         self,
         messages: list[Message],

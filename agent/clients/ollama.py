@@ -11,6 +11,7 @@ import httpx
 import ollama
 import pydantic
 
+from agent.clients.boundary import text_boundary
 from agent.clients.wire import status_error, tool_payload, transport_error, undecodable
 from agent.model import Message, ModelError, ModelReply, ToolCall
 from workspace.spec import ToolSpec
@@ -29,6 +30,7 @@ class OllamaModel:
         self._where = f"{self.host}/api/chat"
         self._client = ollama.Client(host=self.host, timeout=timeout)
 
+    @text_boundary
     def chat(
         self,
         messages: list[Message],

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from agent.clients.boundary import text_boundary
 from agent.clients.wire import (
     openai_messages,
     openai_reply,
@@ -35,6 +36,7 @@ class OpenAICompatModel:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout, headers=headers)
 
+    @text_boundary
     def chat(
         self,
         messages: list[Message],

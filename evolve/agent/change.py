@@ -27,8 +27,9 @@ from workspace.repo import HarnessRepo
 from workspace.spec import ToolSpec
 
 from .lessons import Lesson, restated, rule_lines
-from .tidy import COMPONENTS, EDIT_KEYS, MANIFEST_KEYS, tidy_change
+from .tidy import COMPONENTS, EDIT_KEYS, LIBRARY_KEY, MANIFEST_KEYS, tidy_change
 
+LIBRARY_TRAILER = "Library-Entry"  # on a change that applies an improvement-library entry
 REFUSALS = 3  # refused calls in a row that end the session; the one before it gets a corrective turn
 PENDING_COMMIT = "0" * 40  # the entry is validated before its commit exists
 SHOWN_TASK_IDS = 60  # a refusal lists the known ids, up to this many
@@ -59,9 +60,10 @@ def _closed(properties: dict[str, Any], required: list[str] | None = None) -> di
             "additionalProperties": False}
 
 
-def change_spec(known_tasks: list[str]) -> ToolSpec:
+def change_spec(known_tasks: list[str], offered: list[str] = ()) -> ToolSpec:
     """The `change` tool as the model sees it and is decoded under: manifest fields in the order
-    worth thinking in (cause, evidence, edit, prediction), task ids and components as enums."""
+    worth thinking in (cause, evidence, edit, prediction), task ids and components as enums, and
+    the library entries `offered` this session (an optional field, only when there are some)."""
     task = {"type": "string", "enum": known_tasks} if known_tasks else _STRING
     prediction = {"type": "array", "items": _closed({"task_id": task,
                                                      "probability": {"type": "number"}})}
@@ -83,7 +85,10 @@ def change_spec(known_tasks: list[str]) -> ToolSpec:
                                 "description": "tasks this should make pass"},
             "predicted_regressions": {**prediction, "description": "tasks this may break"},
             "expected_delta": {"type": "number", "description": "pass-rate points, e.g. 5"},
-        }),
+            **({LIBRARY_KEY: {"type": "string", "enum": offered,
+                              "description": "the improvement-library entry this change "
+                                             "applies, if any"}} if offered else {}),
+        }, required=list(MANIFEST_KEYS) + ["edits"]),
     )
 
 
@@ -93,8 +98,10 @@ class ChangeTool:
 
     def __init__(self, repo: HarnessRepo, *, run_id: str, iteration: int, known_tasks: list[str],
                  max_changes: int, tried: list[Lesson] = (),
+                 offered: frozenset[str] = frozenset(),
                  harness_rules: Callable[[], list[str]] | None = None) -> None:
         self.repo = repo
+        self.offered = offered  # ids of the library entries this session was shown
         self.run_id = run_id
         self.iteration = iteration
         self.known_tasks = known_tasks
@@ -115,13 +122,16 @@ class ChangeTool:
         read_as = "".join(f"\n(read as meant: {note})" for note in tidied.notes)
         # The manifest and the edits are checked together, so one refusal names every problem.
         draft, manifest_problems = _attempt(self._draft, tidied.manifest)
+        manifest_problems += self._library_problems(tidied.library_entry)
         edits, edit_problems = _attempt(_edits, tidied.edits)
-        if draft is None or edits is None:
+        if manifest_problems or edits is None:
             what = "invalid manifest" if manifest_problems else "edit refused"
             return self._refused([*manifest_problems, *edit_problems], tidied.manifest, read_as,
                                  what)
+        applies = tidied.library_entry
+        trailers = trailers_for(draft) | ({LIBRARY_TRAILER: applies} if applies else {})
         try:
-            output = self._commit(draft, edits)
+            output = self._commit(draft, edits, trailers)
         except EditRefused as error:
             return self._refused(error.problems, tidied.manifest, read_as, "edit refused")
         self.refused_in_a_row = 0
@@ -163,11 +173,18 @@ class ChangeTool:
             problem, field="edits", hint="find a different root cause or a different fix")
             for problem in problems])
 
+    def _library_problems(self, applies: str | None) -> list[EvoError]:
+        if applies is None or applies in self.offered:
+            return []
+        return [EvoError("no such library entry was offered", field=LIBRARY_KEY, value=applies,
+                         hint=f"offered: {', '.join(sorted(self.offered)) or 'none'}")]
+
     def _reverted_match(self, line: str) -> Lesson | None:
         rule = restated(line, [lesson.rule for lesson in self.reverted])
         return next((lesson for lesson in self.reverted if lesson.rule == rule), None)
 
-    def _commit(self, draft: ChangeManifestEntry, edits: list[Any]) -> str:
+    def _commit(self, draft: ChangeManifestEntry, edits: list[Any],
+                trailers: dict[str, str]) -> str:
         lines = [line for edit in edits for line in _new_rule_lines(self.repo.path, edit)]
         existing = self.harness_rules()  # before the edits add their own lines
         apply_edits(self.repo, edits)  # a harness the edits break is refused first: the worse fault
@@ -179,7 +196,7 @@ class ChangeTool:
             self.repo.reset_hard(self.repo.head())  # the session started clean, and each commit too
             raise
         sha = self.repo.commit_change(_message(draft), change_id=draft.id,
-                                      component=draft.component, trailers=trailers_for(draft))
+                                      component=draft.component, trailers=trailers)
         entry = ChangeManifestEntry.model_validate(
             {**draft.model_dump(), "commit": sha, "files": self.repo.changed_files(sha)})
         self.entries.append(entry)

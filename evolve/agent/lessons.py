@@ -1,6 +1,7 @@
 """What the harness already says and what this run already tried: the rule lines of the harness,
-the lessons of earlier changes with their verdicts (from DuckDB and each change's git diff), and the
-test that a new rule restates one of them. Refusing such a change is change.py's job.
+the lessons of earlier changes with their verdicts (the ledger's change records and each change's
+git diff), and the test that a new rule restates one of them. Refusing such a change is change.py's
+job.
 
 Similarity: two rules are the same lesson when, after normalising (lower case, words only, common
 English function words dropped, a light suffix stem), the smaller rule's words are mostly inside
@@ -13,11 +14,13 @@ from __future__ import annotations
 
 import re
 
-import duckdb
+from collections.abc import Sequence
+
 import git
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
+from manifests.record import ChangeRecord
 from workspace.repo import HarnessRepo
 
 OVERLAP = 0.6
@@ -99,17 +102,12 @@ def harness_rules(repo: HarnessRepo, *, bullets_only: bool = False) -> list[str]
             for line in rule_lines(path.read_text(errors="replace"), bullets_only=bullets_only)]
 
 
-def tried_lessons(con: duckdb.DuckDBPyConnection, repo: HarnessRepo, run_id: str) -> list[Lesson]:
-    """Every change recorded for the run, oldest first, with its verdict if it has one and the
-    text it added (from its commit, so any kind of edit counts)."""
-    rows = con.execute(
-        "SELECT c.change_id, c.iteration, c.commit, json_extract_string(c.manifest, '$.root_cause'),"
-        " v.verdict, v.decision FROM changes c LEFT JOIN verdicts v USING (change_id)"
-        " WHERE c.run_id = ? ORDER BY c.iteration, c.change_id", [run_id]).fetchall()
-    return [Lesson(change_id=cid, iteration=it, rule=added_text(repo, commit),
-                   root_cause=cause or "", verdict=verdict or "pending",
-                   decision=decision or "pending")
-            for cid, it, commit, cause, verdict, decision in rows]
+def tried_lessons(records: Sequence[ChangeRecord], repo: HarnessRepo) -> list[Lesson]:
+    """The run's changes as the ledger records them (oldest first), each with its verdict and
+    decision so far and the text it added (from its commit, so any kind of edit counts)."""
+    return [Lesson(change_id=r.id, iteration=r.iteration, rule=added_text(repo, r.entry.commit),
+                   root_cause=r.entry.root_cause, verdict=r.verdict, decision=r.decision)
+            for r in records]
 
 
 def added_text(repo: HarnessRepo, commit: str) -> str:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
-import duckdb
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
 
@@ -20,14 +19,15 @@ from agent.model import Model
 from agent.parsing import format_instructions
 from agent.tools import DONE, Handler, ToolRegistry, ToolResult, done_tool, refused
 from evoharness.errors import EvoError
+from manifests.record import ChangeRecord
 from manifests.schema import ChangeManifestEntry
 from traces.store import TraceStore
 from workspace.repo import HarnessRepo
 from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
 from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, change_spec
-from .lessons import Lesson, harness_rules, lessons_markdown, same_lesson, tried_lessons
-from .tools import SqlHandler, evidence_tool, workspace_tools
+from .lessons import harness_rules, lessons_markdown, same_lesson, tried_lessons
+from .tools import LibraryOffer, SqlHandler, evidence_tool, library_tool, workspace_tools
 
 # Reading evidence and writing edits needs more room than a code agent's step: longer replies, and
 # a session of many steps over one context.
@@ -180,27 +180,34 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
                      db_path: Path, run_id: str, iteration: int, train_tasks: list[str],
                      max_changes: int, max_steps: int, sink: EventSink, scoreboard_md: str,
                      store: TraceStore | None = None, settings: Settings | None = None,
+                     forbidden: Iterable[str] = (), library: Sequence[LibraryOffer] = (),
+                     tried: Sequence[ChangeRecord] = (),
                      clock: Callable[[], float] = time.monotonic) -> EvolveOutcome:
     """Let the evolve agent read the evidence and commit up to `max_changes` changes to `repo`.
 
     `store`, the loop's open TraceStore on `db_path`, is queried instead of opening the file again
     (DuckDB refuses a second handle on it); `settings` (default DEFAULT_SETTINGS) chooses the
-    action format; its max_steps is replaced."""
+    action format; its max_steps is replaced. `forbidden` (the hidden tests' lines) is redacted
+    from what the SQL tool shows; `library` lists the improvement-library entries that match this
+    iteration's failures; `tried` is the run's earlier changes with their fate (the ledger's)."""
     if repo.is_dirty():
         raise EvoError("uncommitted changes in the workspace", file=repo.path,
                        hint="the evolve agent commits every change; clean the workspace first")
-    tried = _tried(repo, store, db_path, run_id)
+    lessons = tried_lessons(tried, repo)
+    offered = sorted(offer.entry_id for offer in library)
     changes = ChangeTool(repo, run_id=run_id, iteration=iteration, known_tasks=train_tasks,
-                         max_changes=max_changes, tried=tried,
+                         max_changes=max_changes, tried=lessons, offered=frozenset(offered),
                          harness_rules=lambda: harness_rules(repo))
     finish = Finish(changes)
-    sql = SqlHandler(store or db_path)
-    shown = _shown_specs(repo.path, evidence_dir, train_tasks)
-    registry = _toolbox(repo.path, evidence_dir, sql, changes, finish, Guide(max_steps, changes))
+    sql = SqlHandler(store or db_path, forbidden)
+    shown = _shown_specs(repo.path, evidence_dir, train_tasks, library, offered)
+    registry = _toolbox(repo.path, evidence_dir, sql, changes, finish, Guide(max_steps, changes),
+                        library)
     settings = (settings or DEFAULT_SETTINGS).model_copy(update={"max_steps": max_steps})
     system = render_system_prompt(
         shown, settings, train_tasks, max_changes, scoreboard_md,
-        lessons=lessons_markdown(tried), rules=harness_rules(repo, bullets_only=True)[:SHOWN_RULES])
+        lessons=lessons_markdown(lessons), rules=harness_rules(repo, bullets_only=True)[:SHOWN_RULES],
+        library=[offer.summary for offer in library])
     instruction = _TEMPLATES.get_template("task.md.j2").render(iteration=iteration,
                                                                max_changes=max_changes)
     try:
@@ -217,34 +224,27 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
                              finish.reason is not None and specific_reason(finish.reason)))
 
 
-def _tried(repo: HarnessRepo, store: TraceStore | None, db_path: Path, run_id: str) -> list[Lesson]:
-    """The run's earlier changes and their fate (read-only; the loop may hold the database)."""
-    if store is not None:
-        return tried_lessons(store.con, repo, run_id)
-    if not db_path.is_file():
-        return []
-    with duckdb.connect(str(db_path), read_only=True) as con:
-        return tried_lessons(con, repo, run_id)
-
-
-def _shown_specs(workspace: Path, evidence_dir: Path, train_tasks: list[str]) -> list[ToolSpec]:
+def _shown_specs(workspace: Path, evidence_dir: Path, train_tasks: list[str],
+                 library: Sequence[LibraryOffer], offered: list[str]) -> list[ToolSpec]:
     """The tools as the model sees them and is decoded under (the strict `change`)."""
+    reads = [library_tool(library)[0]] if library else []
     return [*(spec for spec, _ in workspace_tools(workspace)), evidence_tool(evidence_dir)[0],
-            SqlHandler.spec, change_spec(train_tasks), DONE]
+            SqlHandler.spec, *reads, change_spec(train_tasks, offered), DONE]
 
 
 def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler, changes: ChangeTool,
-             finish: Finish, guide: Guide) -> ToolRegistry:
+             finish: Finish, guide: Guide, library: Sequence[LibraryOffer]) -> ToolRegistry:
     registry = ToolRegistry()
+    reads = [library_tool(library)] if library else []
     for spec, handler in [*workspace_tools(workspace), evidence_tool(evidence_dir),
-                          (SqlHandler.spec, sql), (LOOSE_SPEC, changes), (DONE, finish)]:
+                          (SqlHandler.spec, sql), *reads, (LOOSE_SPEC, changes), (DONE, finish)]:
         registry.add(spec, guide.wrap(spec.name, handler))
     return registry
 
 
 def render_system_prompt(tools: list[ToolSpec], settings: Settings, train_tasks: list[str],
                          max_changes: int, scoreboard_md: str, *, lessons: str = "",
-                         rules: list[str] = ()) -> str:
+                         rules: list[str] = (), library: Sequence[str] = ()) -> str:
     """The evolve agent's system prompt; only train task ids ever reach it."""
     return _TEMPLATES.get_template("system.md.j2").render(
         tools=[spec for spec in tools if spec.name != DONE.name],
@@ -256,6 +256,7 @@ def render_system_prompt(tools: list[ToolSpec], settings: Settings, train_tasks:
         scoreboard=scoreboard_md.strip() or "None yet: this is the first iteration with changes.",
         lessons=lessons or "None: no change has been made in this run yet.",
         rules=list(rules),
+        library=list(library),
     )
 
 

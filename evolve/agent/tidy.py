@@ -16,6 +16,7 @@ from workspace.spec import ComponentKind
 MANIFEST_KEYS = ("component", "root_cause", "targeted_fix", "failure_evidence",
                  "predicted_fixes", "predicted_regressions", "expected_delta")
 EDIT_KEYS = ("edit", "edits")
+LIBRARY_KEY = "library_entry"  # the improvement-library entry a change applies (evolve/library/)
 TASK_LISTS = {"failure_evidence": set(EvidenceRef.model_fields),
               "predicted_fixes": set(Prediction.model_fields),
               "predicted_regressions": set(Prediction.model_fields)}
@@ -32,12 +33,13 @@ class Tidied(BaseModel):
 
     manifest: dict[str, Any]
     edits: list[Any]
+    library_entry: str | None = None
     notes: list[str] = Field(default_factory=list)
 
 
 def tidy_change(arguments: dict[str, Any], known_tasks: list[str]) -> Tidied:
     notes: list[str] = []
-    unknown = sorted(set(arguments) - set(MANIFEST_KEYS) - set(EDIT_KEYS))
+    unknown = sorted(set(arguments) - {*MANIFEST_KEYS, *EDIT_KEYS, LIBRARY_KEY})
     if unknown:
         notes.append(f"ignored unknown field(s): {', '.join(unknown)}")
     manifest = {key: arguments[key] for key in MANIFEST_KEYS if key in arguments}
@@ -52,7 +54,9 @@ def tidy_change(arguments: dict[str, Any], known_tasks: list[str]) -> Tidied:
     if not manifest.get("targeted_fix") and edits:
         manifest["targeted_fix"] = _describe(edits[0])
         notes.append("targeted_fix missing: taken from the edit")
-    return Tidied(manifest=manifest, edits=edits, notes=notes)
+    applies = arguments.get(LIBRARY_KEY)
+    return Tidied(manifest=manifest, edits=edits, notes=notes,
+                  library_entry=str(applies).strip() if applies else None)
 
 
 def _task_list(value: Any, field: str, allowed: set[str], by_case: dict[str, str],
@@ -109,6 +113,11 @@ def _probabilities(manifest: dict[str, Any], notes: list[str]) -> None:
             if value is not None and value != raw:
                 notes.append(f"{field}: read probability {raw!r} as {value:g}")
                 item["probability"] = value
+
+
+def edits_as_meant(arguments: dict[str, Any]) -> list[Any]:
+    """The edits of a `change` call as they were applied (what the library files from a trace)."""
+    return _edits(arguments, [])
 
 
 def _edits(arguments: dict[str, Any], notes: list[str]) -> list[Any]:

@@ -3,9 +3,9 @@ files, query the traces (train split only). Each is confined to its folder; chan
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent.tools import Handler, ToolResult, refused
 from evoharness.errors import EvoError
@@ -94,16 +94,43 @@ def evidence_tool(evidence_dir: Path) -> tuple[ToolSpec, Handler]:
     return spec, guarded(read)
 
 
+class LibraryOffer(NamedTuple):
+    """An improvement-library entry shown to the session: its line in the prompt, and its text."""
+
+    entry_id: str
+    summary: str
+    text: str
+
+
+def library_tool(offers: Iterable[LibraryOffer]) -> tuple[ToolSpec, Handler]:
+    """`library`: one offered entry in full (read-only; applying it is a `change` like any other)."""
+    texts = {offer.entry_id: offer.text for offer in offers}
+
+    def read(arguments: dict[str, Any]) -> str:
+        entry = arguments["entry"]
+        if entry not in texts:
+            raise EvoError("no such library entry was offered", field="entry", value=entry,
+                           hint=f"offered: {', '.join(texts)}")
+        return texts[entry]
+
+    spec = _spec("library", "Read an improvement-library entry listed in the prompt: its cue, "
+                 "where it was kept or reverted, its edits and its diff.",
+                 entry={"type": "string", "description": "an entry id from the list"})
+    return spec, guarded(read)
+
+
 class SqlHandler:
     """The read-only SQL tool over the train split, opened on first use (a snapshot is not free)
     and closed by the session."""
 
-    spec = _spec("sql", "Run one read-only SQL query (DuckDB) on the traces: tables rollouts, "
-                 "events, changes, verdicts, iterations. Add a LIMIT.",
+    spec = _spec("sql", "Run one read-only SQL query (DuckDB) on the traces: tables rollouts "
+                 "(verifier_lines: the verifier's failing lines), events, changes, verdicts, "
+                 "iterations. Add a LIMIT.",
                  query={"type": "string", "description": "one SELECT statement"})
 
-    def __init__(self, db: Path | TraceStore) -> None:
+    def __init__(self, db: Path | TraceStore, forbidden: Iterable[str] = ()) -> None:
         self.db = db
+        self.forbidden = list(forbidden)  # the hidden tests' lines, redacted like the evidence
         self._tool: SqlTool | None = None
 
     def __call__(self, arguments: dict[str, Any]) -> ToolResult:
@@ -111,7 +138,7 @@ class SqlHandler:
 
     def _run(self, arguments: dict[str, Any]) -> str:
         if self._tool is None:
-            self._tool = SqlTool(self.db, restrict_to_split="train")
+            self._tool = SqlTool(self.db, restrict_to_split="train", forbidden=self.forbidden)
         return self._tool.run(arguments["query"]).text()
 
     def close(self) -> None:

@@ -1,21 +1,21 @@
 """The `evoharness` command line: one Typer app, one module per noun (harness, tasks, traces,
-manifest, run, report). Each module registers its commands; this one turns errors into messages."""
+manifest, run, report, exam, library). Each module registers its commands and imports a command's machinery only
+when that command runs, so the CLI starts fast; this one turns errors into messages."""
 from __future__ import annotations
 
 import sys
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from evoharness.errors import EvoError
 
-from . import harness, manifest, model, report, run, tasks, traces
+from . import exam, harness, library, manifest, model, report, run, tasks, traces
 
 app = typer.Typer(
     name="evoharness",
     help="Evolve a coding agent's harness overnight, with pre-registered predictions.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: rendering it with rich costs more than the CLI's start
     pretty_exceptions_enable=False,
     add_completion=False,
 )
@@ -28,7 +28,7 @@ def _global(
     """evoharness VERB [NOUN] RUN_DIR [options]; see `evoharness VERB --help`."""
 
 
-for module in (harness, model, tasks, traces, manifest, run, report):
+for module in (harness, model, tasks, traces, manifest, run, report, exam, library):
     module.register(app)
 
 
@@ -39,5 +39,8 @@ def main(argv: list[str] | None = None) -> None:
     except EvoError as error:
         if "--debug" in args:
             raise
+        from rich.console import Console
+        from rich.text import Text
+
         Console(stderr=True).print(Text("error: ", style="bold red") + Text(str(error)))
         sys.exit(2)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 
-from workspace.spec import LoadedHarness
-from workspace.validate import load_harness
+if TYPE_CHECKING:
+    from workspace.spec import LoadedHarness
 
 
 def register(app: typer.Typer) -> None:
     """Add the `harness` sub-app to the main app."""
     harness_app = typer.Typer(help="Inspect and validate harness directories.",
-                              no_args_is_help=True)
+                              no_args_is_help=True, rich_markup_mode=None)
     harness_app.command("check")(check)
     app.add_typer(harness_app, name="harness")
 
@@ -28,6 +28,10 @@ def check(
 
     Example: evoharness harness check runs/night1/workspace
     """
+    from rich.console import Console
+
+    from workspace.validate import load_harness
+
     harness = load_harness(directory)
     settings = harness.spec.settings
     if as_json:

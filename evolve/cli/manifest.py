@@ -1,76 +1,66 @@
 """CLI for change manifests: `manifest show` (prediction against outcome, task by task), `log`
-(harness history with verdicts) and `rollback` (a revert by hand). The logic lives in manifests/."""
+(harness history with verdicts) and `rollback` (a revert by hand). The records are the run
+ledger's, their meaning manifests/'; reads work while an evolve runs, a rollback waits for it."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from evoharness.errors import EvoError
-from manifests.revert import record_reverts, rollback
-from manifests.schema import ChangeManifestEntry, IterationManifest
-from manifests.store import load_run_manifests
-from traces.store import TraceStore
-from workspace.repo import HarnessRepo
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from manifests.record import ChangeRecord
 
 manifest_app = typer.Typer(help="Change manifests: what each change predicted and what happened.",
-                           no_args_is_help=True)
-RUN = typer.Argument(..., help="The run directory (holds workspace/, traces.duckdb, manifests/).")
+                           no_args_is_help=True, rich_markup_mode=None)
+RUN = typer.Argument(..., help="The run directory (holds workspace/, manifests/, ledger/).")
 
 
-def _verdicts(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """change id -> verdict row (with its JSON detail parsed); empty before any attribution."""
-    db = run_dir / "traces.duckdb"
-    if not db.exists():
-        return {}
-    with TraceStore(db, read_only=True) as store:
-        rows = store.con.execute(
-            "SELECT change_id, iteration, verdict, decision, revert_commit, detail FROM verdicts"
-        ).fetchall()
-    names = ("iteration", "verdict", "decision", "revert_commit", "detail")
-    return {row[0]: dict(zip(names, (*row[1:5], json.loads(row[5])))) for row in rows}
+def _select(records: list[ChangeRecord], selector: str | None) -> list[ChangeRecord]:
+    from evoharness.errors import EvoError
 
-
-def _select(manifests: list[IterationManifest], selector: str | None):
-    pairs = [(m.iteration, c) for m in manifests for c in m.changes]
     if selector is None:
-        return pairs
+        return records
     if selector.isdigit():
-        chosen = [(i, c) for i, c in pairs if i == int(selector)]
+        chosen = [r for r in records if r.iteration == int(selector)]
     else:
-        chosen = [(i, c) for i, c in pairs if c.id == selector]
+        chosen = [r for r in records if r.id == selector]
     if not chosen:
         raise EvoError("no change or iteration matches", field="ITER|CHANGE", value=selector,
                        hint="see `evoharness log RUN` for change ids")
     return chosen
 
 
-def _prediction_cell(row: dict[str, Any]) -> str:
-    if row["predicted"] is None:
-        return "-"
-    return f"{row['predicted']} p={row['probability']:.2f}"
+def _rows(record: ChangeRecord) -> list[tuple[str, str, str, str, str]]:
+    """(task, predicted, before, after, class) per task the change claimed or regressed."""
+    if record.judgement is None:
+        claims = [("fix", p) for p in record.entry.predicted_fixes]
+        claims += [("regression", p) for p in record.entry.predicted_regressions]
+        return [(p.task_id, f"{kind} p={p.probability:.2f}", "-", "-", "pending")
+                for kind, p in claims]
+    return [(t.task_id, f"{t.predicted} p={t.probability:.2f}" if t.predicted else "-",
+             str(t.before) if t.before else "-", str(t.after) if t.after else "-",
+             t.cls.value + (" (borderline)" if t.borderline else ""))
+            for t in record.judgement.shown_tasks()]
 
 
-def _pending_rows(change: ChangeManifestEntry) -> list[dict[str, Any]]:
-    claims = [("fix", p) for p in change.predicted_fixes]
-    claims += [("regression", p) for p in change.predicted_regressions]
-    return [{"task_id": p.task_id, "predicted": kind, "probability": p.probability,
-             "before": None, "after": None, "cls": "pending", "borderline": False}
-            for kind, p in claims]
+def _change_table(record: ChangeRecord) -> Table:
+    from rich.table import Table
 
-
-def _change_table(change: ChangeManifestEntry, verdict: dict[str, Any] | None) -> Table:
-    rows = verdict["detail"]["per_task"] if verdict else _pending_rows(change)
     table = Table("task", "predicted", "before", "after", "class")
-    for row in rows:
-        cls = row["cls"] + (" (borderline)" if row["borderline"] else "")
-        table.add_row(row["task_id"], _prediction_cell(row), row["before"] or "-",
-                      row["after"] or "-", cls)
+    for row in _rows(record):
+        table.add_row(*row)
     return table
+
+
+def _as_json(record: ChangeRecord) -> dict[str, Any]:
+    return {"iteration": record.iteration, "change": record.entry.model_dump(mode="json"),
+            "verdict": record.verdict, "decision": record.decision, "reason": record.reason,
+            "judgement": record.judgement and record.judgement.model_dump(mode="json"),
+            "revert": record.revert and record.revert.model_dump(mode="json")}
 
 
 def show(
@@ -78,26 +68,32 @@ def show(
     selector: str = typer.Argument(None, metavar="[ITER|CHANGE]", help="An iteration or a change id."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Each change's prediction against the outcome, task by task.
+    """Each change's prediction against the outcome, task by task, then the run's final exam.
 
     Example: evoharness manifest show runs/demo 2
     """
-    chosen = _select(load_run_manifests(run_dir), selector)
-    verdicts = _verdicts(run_dir)
+    from rich.console import Console
+
+    from evolve.run import read_run
+
+    _, ledger = read_run(run_dir)
+    chosen = _select(ledger.changes(), selector)
     if as_json:
-        out = [{"iteration": i, "change": c.model_dump(mode="json"), "verdict": verdicts.get(c.id)}
-               for i, c in chosen]
-        typer.echo(json.dumps(out, indent=2))
+        typer.echo(json.dumps([_as_json(r) for r in chosen], indent=2))
         return
     console = Console()
-    for iteration, change in chosen:
-        verdict = verdicts.get(change.id)
-        judged = (f"{verdict['verdict']} -> {verdict['decision']}: {verdict['detail'].get('reason', '')}"
-                  if verdict else "not judged yet")
-        console.print(f"[bold]{change.id}[/] (iteration {iteration}, {change.component}, "
-                      f"{change.commit[:10]}): {judged}", markup=True, highlight=False)
-        console.print(f"  fix: {change.targeted_fix}", markup=False)
-        console.print(_change_table(change, verdict))
+    exams = ledger.exams() if selector is None else []
+    for r in chosen:
+        judged = (f"{r.verdict} -> {r.decision}: {r.reason}" if r.decision != "pending"
+                  else "not judged yet")
+        console.print(f"[bold]{r.id}[/] (iteration {r.iteration}, {r.entry.component}, "
+                      f"{r.entry.commit[:10]}): {judged}", markup=True, highlight=False)
+        console.print(f"  fix: {r.entry.targeted_fix}", markup=False)
+        console.print(_change_table(r))
+    if exams:  # what the changes that stayed add up to, on tasks the loop never saw
+        from evolve.cli.exam import show_exam
+
+        show_exam(exams[-1], console)
 
 
 def log(
@@ -108,15 +104,23 @@ def log(
 
     Example: evoharness log runs/demo
     """
-    verdicts = _verdicts(run_dir)
+    from rich.console import Console
+    from rich.table import Table
+
+    from evolve.run import read_run
+    from workspace.repo import HarnessRepo
+
+    _, ledger = read_run(run_dir)
+    records = {r.id: r for r in ledger.changes()}
     entries = []
-    for info in HarnessRepo(run_dir / "workspace").log():
+    for info in HarnessRepo(ledger.paths.workspace).log():
         change_id = info.trailers.get("Change-Id")
-        verdict = verdicts.get(change_id or "", {})
+        record = records.get(change_id or "")
         entries.append({"commit": info.sha, "time": info.time.isoformat(), "summary": info.summary,
                         "change_id": change_id, "reverts": info.trailers.get("Reverts-Change-Id"),
-                        "verdict": verdict.get("verdict"), "decision": verdict.get("decision"),
-                        "revert_commit": verdict.get("revert_commit")})
+                        "verdict": record and record.verdict,
+                        "decision": record and record.decision,
+                        "revert_commit": record and record.revert and record.revert.revert_commit})
     if as_json:
         typer.echo(json.dumps(entries, indent=2))
         return
@@ -131,19 +135,20 @@ def log(
 def rollback_command(
     run_dir: Path = RUN,
     commit: str = typer.Argument(..., help="The harness commit to revert."),
-    reason: str = typer.Option(..., "--reason", help="Why; stored in the revert commit and verdict."),
+    reason: str = typer.Option(..., "--reason", help="Why; stored in the revert commit and record."),
 ) -> None:
     """Revert a harness commit by hand (and later changes that depend on it) and record it.
+    Refused while another evoharness process (a running evolve) is changing the run.
 
     Example: evoharness rollback runs/demo 3f2a9c1 --reason "breaks the csv tasks"
     """
-    manifests = load_run_manifests(run_dir)
-    changes = [c for m in manifests for c in m.changes]
-    records = rollback(HarnessRepo(run_dir / "workspace"), commit, reason, changes)
-    with TraceStore(run_dir / "traces.duckdb") as store:
-        run_id = manifests[-1].run_id if manifests else run_dir.name
-        iteration = manifests[-1].iteration if manifests else 0
-        record_reverts(store.con, run_id, iteration, records, manual=True)
+    from evolve.run import open_run
+    from manifests.revert import rollback
+
+    with open_run(run_dir, command="rollback") as run:  # the run lock first, then git
+        changes = [r.entry for r in run.ledger.changes()]
+        records = rollback(run.repo, commit, reason, changes)
+        run.ledger.record_reverts(run.ledger.position()[0], records)
     for r in records:
         typer.echo(f"reverted {r.commit[:10]} ({r.change_id}) with {r.revert_commit[:10]}: {r.reason}")
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 
-from agent.clients import SPEC_FORMS, make_model
-from agent.clients.weights import WEIGHTS, ensure_weights
-from agent.model import Message
+from agent.clients import SPEC_FORMS
 
 model_app = typer.Typer(help="The embedded model's weights, and a one-shot chat for any model.",
-                        no_args_is_help=True)
+                        no_args_is_help=True, rich_markup_mode=None)
 
 
 @model_app.command()
@@ -24,6 +21,10 @@ def install(
 
     Example: evoharness model install --small
     """
+    from rich.console import Console
+
+    from agent.clients.weights import WEIGHTS, ensure_weights
+
     names = ["qwen2.5-coder-0.5b"] if small else list(WEIGHTS)
     console = Console(stderr=as_json)
     done: dict[str, dict[str, object]] = {}
@@ -48,6 +49,11 @@ def chat(
 
     Example: evoharness model chat "Write a bash one-liner that counts lines" -m embedded-small
     """
+    from rich.console import Console
+
+    from agent.clients import make_model
+    from agent.model import Message
+
     client = make_model(model)
     with Console(stderr=True).status(f"asking {client.name}"):
         reply = client.chat([Message(role="user", content=prompt)], json_mode=json_mode,

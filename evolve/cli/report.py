@@ -4,32 +4,35 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console, Group
-from rich.panel import Panel
-from rich.syntax import Syntax
-from rich.table import Table
 
-from evolve.report.build import REPORT_NAME, write_report
-from evolve.report.data import ChangeRow, collect, commit_diff, find_change
-from workspace.repo import HarnessRepo
+if TYPE_CHECKING:
+    from rich.panel import Panel
+
+    from evolve.report.data import ChangeRow
 
 RUN = typer.Argument(..., help="The run directory (holds run.yaml, workspace/, traces.duckdb).")
 
 
 def report(
     run_dir: Path = RUN,
-    out: Path = typer.Option(None, "--out", help=f"Where to write it (default RUN/{REPORT_NAME})."),
+    out: Path = typer.Option(None, "--out", help="Where to write it (default RUN/report.html)."),
 ) -> None:
     """Write one HTML file with the run's plots and every change with its diff (viewable offline).
 
     Example: evoharness report runs/demo --out /tmp/demo.html
     """
+    from evolve.report.build import write_report
+
     typer.echo(f"report written to {write_report(run_dir, out)}")
 
 
 def _change_panel(row: ChangeRow) -> Panel:
+    from rich.panel import Panel
+    from rich.table import Table
+
     table = Table.grid(padding=(0, 2))
     outcome = ("not judged yet" if row.decision == "pending" else
                f"fixed: {', '.join(row.confirmed) or 'none'}; "
@@ -53,7 +56,15 @@ def diff(
 
     Example: evoharness diff runs/demo 3f2a9c1
     """
-    repo = HarnessRepo(run_dir / "workspace")
+    from rich.console import Console, Group
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+
+    from evolve.ledger import RunPaths
+    from evolve.report.data import collect, commit_diff, find_change
+    from workspace.repo import HarnessRepo
+
+    repo = HarnessRepo(RunPaths(root=run_dir).workspace)
     row = find_change(collect(run_dir), repo, commit)
     if row is None:  # a commit without a manifest entry (the seed, a revert): just its diff
         info = repo.commit_info(commit)

@@ -6,19 +6,19 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from evolve.config import RunPaths, validate_config
-from evolve.loop import evaluate_once, evolve
-from evolve.run import init_run
-from evolve.status import status as status_rows
-from tasks.results import RolloutResult
-from tasks.task import load_suite
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
+EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
+                 "README 'Scale out').")
+RAY_ADDRESS_HELP = ("With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:PORT); "
+                    "default RAY_ADDRESS, else the cluster last started on this machine, else a "
+                    "new local Ray instance.")
 
 
 def register(app: typer.Typer) -> None:
@@ -47,35 +47,72 @@ def init(
     iterations: int = typer.Option(3, "--iterations", help="Evolution iterations (stop rule)."),
     unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox",
                                            help="Run agent commands without bubblewrap (dangerous)."),
+    analyst: bool = typer.Option(False, "--analyst", help="Add an LLM root cause (from the evolve "
+                                 "model) to each failing task's evidence."),
+    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    heldout: str = typer.Option(None, "--heldout", help="Held-out tasks: a share (0.25, chosen "
+                                "by a stable hash of the ids) or comma-separated ids. Default: "
+                                "suite.toml's split, else a quarter by hash."),
+    exam_k: int = typer.Option(4, "--exam-k", help="Rollouts per held-out task per harness in "
+                               "the final exam."),
+    library: Path = typer.Option(None, "--library", help="An improvement library the evolve "
+                                 "agent reads and may apply entries from."),
 ) -> None:
     """Create a run: run.yaml, a harness workspace from the seed (git), and the trace store.
 
-    Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2
+    A folder of tasks without suite.toml gets a default split (about a quarter held out by a
+    stable hash of the task ids), stated here and kept in run.yaml.
+
+    Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2 --executor ray
     """
+    from rich.console import Console
+
+    from evolve.config import validate_config
+    from evolve.ledger import RunPaths
+    from evolve.run import choose_split, init_run
+    from tasks.task import load_suite
+
     task_ids = None
     if subset == "demo":
-        task_ids = load_suite(tasks).demo
+        task_ids = load_suite(tasks).demo_tasks
     elif subset:
         task_ids = [t.strip() for t in subset.split(",") if t.strip()]
+    split, how = choose_split(tasks, task_ids, heldout)
     # validated like run.yaml, so a bad option is an error naming the field and value
     config = validate_config(dict(
         run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
-        unsafe_no_sandbox=unsafe_no_sandbox, stop={"iterations": iterations},
+        unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
+        ray_address=ray_address, stop={"iterations": iterations}, exam={"k": exam_k},
+        split=split and split.model_dump(), library=library and library.resolve(),
     ), RunPaths(root=run_dir).config)
     paths = init_run(run_dir, config)
-    Console().print(f"created run {config.run_id!r} in {paths.root} "
-                    f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})")
+    console = Console()
+    console.print(f"created run {config.run_id!r} in {paths.root} "
+                  f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})",
+                  markup=False)
+    if how:
+        console.print(f"{how}; kept in run.yaml (split:)", markup=False, highlight=False)
 
 
-def run(run_dir: Path = typer.Argument(..., help="The run directory.")) -> None:
+def run(
+    run_dir: Path = typer.Argument(..., help="The run directory."),
+    executor: str = typer.Option(None, "--executor", help=EXECUTOR_HELP + " Default: run.yaml's."),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+) -> None:
     """Evaluate the current harness once (EVAL, INGEST, DISTILL) and print the pass rates.
 
-    Example: evoharness run runs/night1
+    Example: evoharness run runs/night1 --executor ray
     """
+    from rich.console import Console
+
+    from evolve.loop import evaluate_once
+
     console = Console()
     started = time.monotonic()
-    evaluate_once(run_dir, console.print, _rollout_line(console))
+    evaluate_once(run_dir, console.print, rollout_line(console),
+                  overrides=_executor_options(executor, ray_address))
     console.print(f"done in {time.monotonic() - started:.0f}s")
     _status_table(run_dir, console)
 
@@ -84,15 +121,23 @@ def evolve_cmd(
     run_dir: Path = typer.Argument(..., help="The run directory."),
     iterations: int = typer.Option(None, "--iterations", help="Evolution iterations (overrides run.yaml)."),
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted iteration."),
+    executor: str = typer.Option(None, "--executor", help=EXECUTOR_HELP + " Default: run.yaml's."),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
-    """Run the evolution loop until a stop rule holds; resumable after any crash.
+    """Run the evolution loop until a stop rule holds, then the final exam (run.yaml exam:);
+    resumable after any crash, the exam too.
 
-    Example: evoharness evolve runs/night1 --iterations 2
+    Example: evoharness evolve runs/night1 --iterations 2 --executor ray --ray-address auto
     """
+    from rich.console import Console
+
+    from evolve.loop import evolve
+
     console = Console()
     started = time.monotonic()
     result = evolve(run_dir, iterations=iterations, resume=resume, say=console.print,
-                    on_rollout=_rollout_line(console))
+                    on_rollout=rollout_line(console),
+                    overrides=_executor_options(executor, ray_address), examine=True)
     console.print(f"[bold]finished[/] after iteration {result.last_iteration} "
                   f"({result.stop_reason}) in {time.monotonic() - started:.0f}s")
     _status_table(run_dir, console)
@@ -102,24 +147,39 @@ def status(
     run_dir: Path = typer.Argument(..., help="The run directory."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts.
+    """Show iterations, pass rates (train and held-out), phase, tokens and kept/reverted counts,
+    and the latest final exam.
 
-    Works while `evoharness evolve` runs: it then reads the rollout files and manifests.
+    Works while `evoharness evolve` runs (and says so).
 
     Example: evoharness status runs/night1 --json
     """
+    from rich.console import Console
+
+    from evolve.status import status as status_rows
+
     if as_json:
         print(json.dumps(status_rows(run_dir), indent=2))
         return
     _status_table(run_dir, Console())
 
 
+def _executor_options(executor: str | None, ray_address: str | None) -> dict:
+    """run.yaml settings that this command's options override (for this process only)."""
+    return {key: value for key, value in [("executor", executor), ("ray_address", ray_address)]
+            if value is not None}
+
+
 def _status_table(run_dir: Path, console: Console) -> None:
+    from rich.table import Table
+
+    from evolve.status import status as status_rows
+
     data = status_rows(run_dir)
-    where = (f"evolve is running (iteration {data['current_iteration']}); read from its files"
-             if data["live"] else
-             f"next: iteration {data['current_iteration']} {data['next_phase']}")
-    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']}); {where}")
+    at = f"iteration {data['current_iteration']} {data['next_phase']}"
+    console.print(f"{data['running']} is running it, now at {at}" if data["live"] else f"next: {at}",
+                  markup=False, highlight=False)
+    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']})")
     for column in ("iter", "train pass@1", "held-out pass@1", "rollouts", "infra err", "tokens",
                    "changes", "kept", "reverted"):
         table.add_column(column, justify="right")
@@ -127,20 +187,18 @@ def _status_table(run_dir: Path, console: Console) -> None:
         table.add_row(str(row["iteration"]), _pct(row["pass_rate_train"]),
                       _pct(row["pass_rate_heldout"]), str(row["rollouts"]),
                       str(row["infra_errors"]), f"{row['tokens']:,}", str(row["changes"]),
-                      _count(row["kept"]), _count(row["reverted"]))
+                      str(row["kept"]), str(row["reverted"]))
     console.print(table)
-
-
-def _count(value: int | None) -> str:
-    return "?" if value is None else str(value)
+    if data["exam"] is not None:
+        console.print(data["exam"]["verdict"], markup=False, highlight=False)
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
 
 
-def _rollout_line(console: Console):
-    def show(result: RolloutResult) -> None:
+def rollout_line(console: Console):
+    def show(result) -> None:  # a tasks.results.RolloutResult
         style = {"pass": "green", "fail": "red"}.get(result.outcome.value, "yellow")
         console.print(f"  {result.rollout_id:<40} [{style}]{result.outcome.value:<11}[/] "
                       f"{result.steps:>3} steps {result.duration_s:6.1f}s  {result.exit_reason}")

@@ -5,19 +5,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import typer
-from rich.console import Console
-from rich.progress import Progress
-from rich.table import Table
 
-from tasks.check import CheckResult, check_tasks
-from tasks.task import load_suite, load_task
-from tasks.unsafe import require_sandbox
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
-tasks_app = typer.Typer(help="Inspect and prove task suites.", no_args_is_help=True)
+    from tasks.check import CheckResult
+
+tasks_app = typer.Typer(help="Inspect and prove task suites.", no_args_is_help=True,
+                        rich_markup_mode=None)
 
 
 def _items(path: Path):
+    from tasks.task import load_suite, load_task
+
     if (path / "task.toml").exists():
         return [(load_task(path), "train")]
     return load_suite(path).items()
@@ -28,6 +32,8 @@ def _mark(ok: bool, text: str) -> str:
 
 
 def _table(results: list[CheckResult]) -> Table:
+    from rich.table import Table
+
     table = Table("task", "split", "oracle", "nothing", "time")
     for r in results:
         table.add_row(r.task_id, r.split,
@@ -61,6 +67,12 @@ def check(
 
     Example: evoharness tasks check tasks/suite --workers 4
     """
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from tasks.check import check_tasks
+    from tasks.unsafe import require_sandbox
+
     items = _items(path)
     factory = require_sandbox(unsafe)
     console = Console()

@@ -1,21 +1,23 @@
 """CLI commands for the traces noun: `traces sql` runs one read-only query on a run's trace store,
-`traces export` writes its tables as Parquet. The store and the SQL tool live in traces/."""
+`traces export` writes its tables as Parquet, `traces rebuild` makes the store again from the run's
+files. The store and the SQL tool live in traces/, the run's records in evolve/ledger."""
 from __future__ import annotations
 
 import csv
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from traces.sql_tool import SqlResult, run_readonly_sql
-from traces.store import TraceStore, db_path
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from traces.sql_tool import SqlResult
 
 traces_app = typer.Typer(help="Query and export a run's trace database (RUN/traces.duckdb).",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 
 
 @traces_app.command()
@@ -31,9 +33,14 @@ def sql(
 
     Example: evoharness traces sql runs/night1 "SELECT task_id, count(*) FROM rollouts GROUP BY 1"
     """
+    from rich.console import Console
+
+    from evolve.ledger import RunPaths
+    from traces.sql_tool import run_readonly_sql
+
     if as_json and as_csv:
         raise typer.BadParameter("choose one of --json and --csv")
-    result = run_readonly_sql(db_path(run), query, max_rows=max_rows, timeout_s=timeout)
+    result = run_readonly_sql(RunPaths(root=run).db, query, max_rows=max_rows, timeout_s=timeout)
     if as_json:
         print(json.dumps(result.model_dump(mode="json"), default=str))
         return
@@ -48,6 +55,8 @@ def sql(
 
 
 def _rich_table(result: SqlResult) -> Table:
+    from rich.table import Table
+
     table = Table(*result.columns, caption=f"{len(result.rows)} row(s)")
     for row in result.rows:
         table.add_row(*("NULL" if value is None else str(value) for value in row))
@@ -63,9 +72,26 @@ def export(
 
     Example: evoharness traces export runs/night1 exports/night1
     """
-    with TraceStore(db_path(run), read_only=True) as store:
+    from evolve.ledger import RunPaths
+    from traces.store import TraceStore
+
+    with TraceStore(RunPaths(root=run).db, read_only=True) as store:
         for path in store.export_parquet(out):
             print(path)
+
+
+@traces_app.command()
+def rebuild(run: Path = typer.Argument(..., help="The run directory.")) -> None:
+    """Make the run's trace store again from its files (rollout files, phase records, manifests,
+    judgements, reverts); the old store is kept aside. Refused while an evolve runs.
+
+    Example: evoharness traces rebuild runs/night1
+    """
+    from evolve.run import open_run
+
+    with open_run(run, command="traces rebuild", say=print) as opened:
+        aside = opened.ledger.rebuild()
+    print(f"rebuilt {opened.paths.db}" + (f"; the old store is kept as {aside}" if aside else ""))
 
 
 def register(app: typer.Typer) -> None:

@@ -9,11 +9,10 @@ from markupsafe import Markup
 from plotly.offline import get_plotlyjs
 
 from evoharness.files import write_atomic
+from evolve.ledger import RunPaths
 
 from .data import ReportData, collect
 from .plots import all_plots
-
-REPORT_NAME = "report.html"
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("evolve.report", "templates"),
@@ -38,13 +37,14 @@ _ENV.filters["diff_class"] = _diff_class
 def render_report(data: ReportData) -> str:
     """The whole page as text; viewing it needs no network."""
     return _ENV.get_template("report.html.j2").render(
-        summary=data.summary(), plots=all_plots(data), changes=data.changes,
+        summary=data.summary(), plots=all_plots(data), changes=data.changes, exam=data.exam,
+        transfers=data.transfers,
         plotly_js=Markup(get_plotlyjs()),  # plotly's own bundle, inlined as plotly does it
     )
 
 
 def write_report(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Render the run's report to `out` (default RUN/report.html), atomically."""
-    target = Path(out) if out is not None else Path(run_dir) / REPORT_NAME
+    target = Path(out) if out is not None else RunPaths(root=Path(run_dir)).report
     write_atomic(target, render_report(collect(run_dir)))
     return target

@@ -1,8 +1,8 @@
-"""What a run's report shows, gathered once from the run directory (run.yaml, traces.duckdb,
-manifests/, the workspace's git history) into pydantic records. Drawing it is build.py's job."""
+"""What a run's report shows, gathered once from the run directory into pydantic records: numbers
+from the trace store, changes and scores from the run ledger (exactly what the loop decided, never
+recomputed), diffs from the workspace's git history. Drawing it is build.py's job."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -10,16 +10,16 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel
 
-from evolve.config import load_config
-from manifests.noise import counts_from_db, noise_from_db
-from manifests.schema import ChangeManifestEntry, IterationManifest
-from manifests.scores import Scores, score_changes
-from manifests.store import load_run_manifests
+from evolve.evaluation import EvalDir
+from evolve.ledger import RunLedger
+from evolve.ledger.records import ExamRecord
+from evolve.run import read_run
+from evolve.transfer import TransferRow, compare_eval
+from manifests.record import PENDING, ChangeRecord
+from manifests.schema import ChangeManifestEntry
+from manifests.scores import Scores
 from traces.queries import IterationTotals, iteration_totals, pass_counts
-from traces.store import TraceStore
 from workspace.repo import HarnessRepo
-
-PENDING = "pending"  # verdict and decision of a change the next evaluation has not judged yet
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
 
 
@@ -27,6 +27,7 @@ class ChangeRow(BaseModel):
     """One change as the report's table shows it: its prediction, what happened and its diff."""
 
     iteration: int  # the iteration whose EVOLVE phase made it
+    judged_in: int  # the iteration whose evaluation judged it (made in + 1 until then)
     change_id: str
     component: str
     commit: str  # full sha
@@ -49,6 +50,13 @@ class HeatRow(BaseModel):
     rates: list[float | None]  # per iteration of ReportData.iterations, None = not evaluated
 
 
+class TransferTable(BaseModel):
+    """One evaluation directory under RUN/evals/ and its comparisons (evolve/transfer.py)."""
+
+    name: str
+    rows: list[TransferRow]
+
+
 class ReportData(BaseModel):
     run_id: str
     model: str
@@ -57,6 +65,8 @@ class ReportData(BaseModel):
     heat: list[HeatRow]
     changes: list[ChangeRow]
     scores: dict[int, Scores]  # by judging iteration
+    exam: ExamRecord | None = None  # the latest final exam
+    transfers: list[TransferTable] = []
 
     @property
     def iterations(self) -> list[int]:
@@ -67,12 +77,12 @@ class ReportData(BaseModel):
         counts: dict[int, Counter[str]] = {}
         for row in self.changes:
             if row.verdict != PENDING:
-                counts.setdefault(row.iteration + 1, Counter())[row.verdict] += 1
+                counts.setdefault(row.judged_in, Counter())[row.verdict] += 1
         return counts
 
     def revert_share(self, iteration: int) -> float | None:
         """How often the loop said no among the changes judged in `iteration`."""
-        judged = [r for r in self.changes if r.verdict != PENDING and r.iteration + 1 == iteration]
+        judged = [r for r in self.changes if r.verdict != PENDING and r.judged_in == iteration]
         return sum(r.decision == "revert" for r in judged) / len(judged) if judged else None
 
     def summary(self) -> dict[str, Any]:
@@ -94,20 +104,29 @@ class ReportData(BaseModel):
 
 
 def collect(run_dir: str | Path) -> ReportData:
-    """Read everything the report needs; the trace store is opened read-only."""
-    paths, config = load_config(run_dir)
-    manifests = load_run_manifests(paths.root)
-    repo = HarnessRepo(paths.workspace)
-    with TraceStore(paths.db, read_only=True) as store:
+    """Read everything the report needs (while an evolve runs too)."""
+    config, ledger = read_run(run_dir)
+    repo = HarnessRepo(ledger.paths.workspace)
+    with ledger.reading() as store:
         totals = iteration_totals(store.con, config.run_id)
-        verdicts = _verdict_rows(store.con, config.run_id)
         heat = _heat_rows(store.con, config.run_id, [t.iteration for t in totals])
-        scores = _iteration_scores(store.con, config.run_id, config.k, manifests,
-                                   {t.iteration for t in totals})
-    changes = [_change_row(m.iteration, c, verdicts.get(c.id), repo)
-               for m in manifests for c in m.changes]
+    records = ledger.changes()
+    exams = ledger.exams()
     return ReportData(run_id=config.run_id, model=config.model, k=config.k, totals=totals,
-                      heat=heat, changes=changes, scores=scores)
+                      heat=heat, changes=[_change_row(r, repo) for r in records],
+                      scores=ledger.scoreboard().iterations, exam=exams[-1] if exams else None,
+                      transfers=_transfers(ledger))
+
+
+def _transfers(ledger: RunLedger) -> list[TransferTable]:
+    """Each finished evaluation kept under RUN/evals/, compared against its first harness."""
+    tables = []
+    for plan in sorted(ledger.paths.evals.glob("*/plan.json")):
+        folder = EvalDir(plan.parent)
+        if folder.db.exists():
+            tables.append(TransferTable(name=plan.parent.name,
+                                        rows=compare_eval(folder, folder.plan())))
+    return tables
 
 
 def find_change(data: ReportData, repo: HarnessRepo, commit: str) -> ChangeRow | None:
@@ -125,15 +144,6 @@ def commit_diff(repo: HarnessRepo, sha: str) -> str:
     return repo.diff(f"{sha}^" if has_parent else _EMPTY_TREE, sha)
 
 
-def _verdict_rows(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, dict[str, Any]]:
-    rows = con.execute(
-        "SELECT change_id, verdict, decision, revert_commit, detail FROM verdicts WHERE run_id = ?",
-        [run_id],
-    ).fetchall()
-    return {cid: {"verdict": v, "decision": d, "revert_commit": rc, "detail": json.loads(detail)}
-            for cid, v, d, rc, detail in rows}
-
-
 def _heat_rows(con: duckdb.DuckDBPyConnection, run_id: str, iterations: list[int]) -> list[HeatRow]:
     """Per task (train first, then held-out) its pass rate in every iteration."""
     rows = []
@@ -146,44 +156,24 @@ def _heat_rows(con: duckdb.DuckDBPyConnection, run_id: str, iterations: list[int
     return rows
 
 
-def _iteration_scores(
-    con: duckdb.DuckDBPyConnection, run_id: str, k: int, manifests: list[IterationManifest],
-    evaluated: set[int],
-) -> dict[int, Scores]:
-    """Prediction scores of each iteration's changes, judged on the next evaluation (if any)."""
-    scores = {}
-    for manifest in manifests:
-        judged_in = manifest.iteration + 1
-        if not manifest.changes or judged_in not in evaluated:
-            continue
-        before = counts_from_db(con, run_id, manifest.iteration)
-        after = counts_from_db(con, run_id, judged_in)
-        noise = noise_from_db(con, run_id, k, manifest.iteration)
-        scores[judged_in] = score_changes(manifest.changes, before, after, noise)
-    return scores
-
-
 def _prediction_text(change: ChangeManifestEntry) -> str:
     parts = [f"fix {p.task_id} p={p.probability:.2f}" for p in change.predicted_fixes]
     parts += [f"regress {p.task_id} p={p.probability:.2f}" for p in change.predicted_regressions]
     return "; ".join(parts) or "nothing predicted"
 
 
-def _change_row(iteration: int, change: ChangeManifestEntry, verdict: dict[str, Any] | None,
-                repo: HarnessRepo) -> ChangeRow:
-    verdict = verdict or {"verdict": PENDING, "decision": PENDING, "revert_commit": None,
-                          "detail": {}}
-    detail = verdict["detail"]
+def _change_row(record: ChangeRecord, repo: HarnessRepo) -> ChangeRow:
+    change, judgement = record.entry, record.judgement
     sha = repo.commit_info(change.commit).sha
     return ChangeRow(
-        iteration=iteration, change_id=change.id, component=change.component, commit=sha,
+        iteration=record.iteration, change_id=change.id,
+        judged_in=judgement.iteration if judgement else record.iteration + 1,
+        component=change.component, commit=sha,
         targeted_fix=change.targeted_fix, root_cause=change.root_cause,
         prediction=_prediction_text(change),
-        confirmed=detail.get("confirmed_fixes", []),
-        regressions=[*detail.get("predicted_regressions_observed", []),
-                     *detail.get("unpredicted_regressions", [])],
-        verdict=verdict["verdict"], decision=verdict["decision"],
-        reason=detail.get("reason") or detail.get("revert_reason") or "",
-        revert_commit=verdict["revert_commit"], placebo=bool(detail.get("placebo")),
-        diff=commit_diff(repo, sha),
+        confirmed=judgement.confirmed_fixes if judgement else [],
+        regressions=judgement.regressions if judgement else [],
+        verdict=record.verdict, decision=record.decision, reason=record.reason,
+        revert_commit=record.revert.revert_commit if record.revert else None,
+        placebo=record.placebo, diff=commit_diff(repo, sha),
     )

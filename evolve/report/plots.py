@@ -8,6 +8,7 @@ from typing import Any
 import plotly.graph_objects as go
 from pydantic import BaseModel
 
+from evolve.compare import Comparison
 from manifests.scores import Scores
 
 from .data import ReportData
@@ -137,5 +138,30 @@ def cost(data: ReportData) -> Plot:
                                              showgrid=False)))
 
 
+def comparisons(data: ReportData) -> Plot:
+    """The exam's and the transfer tables' paired differences, each with its interval."""
+    rows: list[tuple[str, Comparison]] = []
+    if data.exam is not None:
+        rows += [("exam: noise floor (seed vs seed)", data.exam.noise_floor)]
+        rows += [(f"exam: {c.b} vs {c.a}", c) for c in data.exam.comparisons]
+    rows += [(f"{t.name}: {r.comparison.b} vs {r.comparison.a} ({r.model}, {r.suite})",
+              r.comparison) for t in data.transfers for r in t.rows]
+    shown = [(label, c) for label, c in rows if c.mean is not None]
+    fig = go.Figure(go.Scatter(
+        x=[_pct(c.mean) for _, c in shown], y=[label for label, _ in shown], mode="markers",
+        marker=dict(size=10, color="#4575b4"), name="B - A",
+        error_x=dict(type="data", array=[_pct(c.hi - c.mean) for _, c in shown],
+                     arrayminus=[_pct(c.mean - c.lo) for _, c in shown])))
+    fig.add_vline(x=0, line_dash="dot", line_color="#777")
+    _layout(fig, "paired differences with their intervals (pass@1 points)", "",
+            height=max(260, 90 + 48 * len(shown)), xaxis=dict(title="B - A (points)",
+                                                              range=[-105, 105]))
+    fig.update_yaxes(autorange="reversed")
+    return _plot("comparisons", fig)
+
+
 def all_plots(data: ReportData) -> list[Plot]:
-    return [f(data) for f in (pass_rate, task_heatmap, verdicts, prediction_scores, cost)]
+    plots = [f(data) for f in (pass_rate, task_heatmap, verdicts, prediction_scores, cost)]
+    if data.exam is not None or data.transfers:
+        plots.append(comparisons(data))
+    return plots

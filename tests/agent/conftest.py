@@ -12,7 +12,7 @@ from agent.events import ListSink
 from agent.loop import AgentResult, run_agent
 from agent.model import Model
 from tests.fixtures.host_env import HostEnvironment
-from tests.fixtures.scripted import ScriptedModel
+from agent.clients.scripted import ScriptedModel
 from workspace.repo import SEED_DIR
 from workspace.spec import LoadedHarness
 from workspace.validate import load_harness

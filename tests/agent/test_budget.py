@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from tests.agent.conftest import last_text
-from tests.fixtures.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action
 
 
 def forever(tool="shell", **arguments):

@@ -1,5 +1,9 @@
-"""`evoharness model chat` end to end against the loopback Ollama script server."""
+"""`evoharness model chat` end to end against the loopback Ollama script server, and `model
+install` on this machine's installed weights."""
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
@@ -26,3 +30,18 @@ def test_unknown_spec_exits_2_with_the_accepted_forms(capsys) -> None:
         main(["model", "chat", "hi", "--model", "gpt-4"])
     assert exited.value.code == 2
     assert "openai:BASE_URL#MODEL" in capsys.readouterr().err
+
+
+def test_model_install_reports_both_verified_models(capsys) -> None:
+    """install.sh ran `model install`; running it again finds both files verified (their stamps)
+    and reports each path and size, as the README's setup relies on."""
+    from agent.clients.weights import WEIGHTS
+
+    with pytest.raises(SystemExit) as exited:
+        main(["model", "install", "--json"])
+    assert exited.value.code == 0
+    reported = json.loads(capsys.readouterr().out)
+    assert set(reported) == set(WEIGHTS)
+    for name, entry in reported.items():
+        assert entry["size"] == WEIGHTS[name].size
+        assert Path(entry["path"]).stat().st_size == WEIGHTS[name].size

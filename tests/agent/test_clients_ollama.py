@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import socket
 
-import ollama
 import pytest
 
 from agent.clients import OllamaModel, RetryingModel
@@ -131,12 +130,3 @@ def test_host_comes_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     with OllamaScriptServer([{"content": "via env"}]) as s:
         monkeypatch.setenv("OLLAMA_HOST", s.url)
         assert OllamaModel("qwen").chat(HELLO).content == "via env"
-
-
-def test_fixture_streams_ndjson_like_ollama() -> None:
-    script = [{"content": "hello there world", "eval_count": 3}]
-    with OllamaScriptServer(script) as s:
-        chunks = list(ollama.Client(host=s.url).chat(model="qwen", messages=[], stream=True))
-    assert "".join(c.message.content for c in chunks) == "hello there world"
-    assert [c.done for c in chunks] == [False, False, False, True]
-    assert chunks[-1].eval_count == 3

@@ -6,7 +6,7 @@ import pytest
 from agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel, RetryingModel, make_model
 from agent.model import Message, ModelError
 from evoharness.errors import EvoError
-from tests.fixtures.scripted import ScriptedModel
+from agent.clients.scripted import ScriptedModel
 
 HELLO = [Message(role="user", content="hi")]
 

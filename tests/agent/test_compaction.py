@@ -4,7 +4,7 @@ from __future__ import annotations
 from agent.compaction import Transcript, step_line
 from agent.model import Message
 from agent.tools import ToolResult, refused
-from tests.fixtures.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action
 
 
 def exchange(i: int, size: int = 400) -> list[Message]:

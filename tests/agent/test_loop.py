@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from agent.model import ModelError, ModelReply, ToolCall
 from tests.agent.conftest import kinds, last_text
-from tests.fixtures.scripted import ScriptedModel, json_action, native_call
+from agent.clients.scripted import ScriptedModel, json_action, native_call
 
 
 class RecordingModel(ScriptedModel):

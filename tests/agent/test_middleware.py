@@ -3,7 +3,7 @@ hook is skipped with an error event while the rollout goes on."""
 from __future__ import annotations
 
 from tests.agent.conftest import kinds, last_text
-from tests.fixtures.scripted import json_action
+from agent.clients.scripted import json_action
 
 RUNNER = '''
 if __name__ == "__main__":

@@ -63,6 +63,8 @@ def test_subset_keeps_named_tools_and_done(registry):
     (ExecResult(exit_code=-9, output="partial", timed_out=True, exit_reason="timeout"), "transient"),
     (ExecResult(exit_code=-9, output="", exit_reason="killed"), "transient"),
     (ExecResult(exit_code=1, output="bwrap: no", exit_reason="sandbox_error"), "unavailable"),
+    (ExecResult(exit_code=-9, output="", exit_reason="memory_limit"), "permanent"),
+    (ExecResult(exit_code=-9, output="", exit_reason="disk_limit"), "permanent"),
 ])
 def test_environment_failures_map_to_error_kinds(result, kind):
     mapped = from_exec(result, timeout=5)

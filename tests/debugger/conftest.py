@@ -28,7 +28,7 @@ class Traces:
         rid = rollout_id(iteration, task, attempt)
         self.con.execute(
             "INSERT INTO rollouts VALUES (?, ?, ?, ?, ?, ?, 'abc123', 'scripted', ?, ?, ?, ?, ?,"
-            " ?, ?, ?, 0)",
+            " ?, ?, ?, 0, '')",
             [rid, RUN, iteration, task, split, attempt, outcome, float(outcome == "pass"),
              tokens // 2, tokens - tokens // 2, len(events), duration, exit_reason, verifier_tail],
         )

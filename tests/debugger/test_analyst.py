@@ -8,7 +8,7 @@ from agent.model import Message, ModelError
 from debugger.analyst import Analyst
 from debugger.distill import distill
 from tests.debugger.conftest import RUN
-from tests.fixtures.scripted import ScriptedModel
+from agent.clients.scripted import ScriptedModel
 
 
 def four_tasks(traces) -> None:

@@ -5,7 +5,11 @@ import re
 from pathlib import Path
 
 from debugger.distill import distill
-from debugger.scoreboard import ChangeOutcome, Scoreboard, Scores
+from manifests.judgement import judge_by_rule
+from manifests.noise import NoiseModel, TaskCounts
+from manifests.record import ChangeRecord
+from manifests.schema import ChangeManifestEntry, Prediction
+from manifests.scores import Scoreboard
 from tests.debugger.conftest import RUN, output, shell
 
 FAIL_TAIL = """============ FAILURES ============
@@ -112,15 +116,27 @@ def test_rollout_file_condenses(traces, tmp_path: Path) -> None:
 
 def test_scoreboard_rendered(traces, tmp_path: Path) -> None:
     build(traces)
-    board = Scoreboard(
-        changes=[ChangeOutcome(change_id="c1", component="prompt", summary="ask for tests",
-                               verdict="effective", decision="keep", predicted_fixes=["alpha"],
-                               confirmed_fixes=["alpha"], regressions=["gamma"])],
-        scores=Scores(fix_precision=0.5, fix_recall=1.0, reg_precision=None, reg_recall=0.0, brier=0.21),
-    )
-    text = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set(), scoreboard=board).overview.read_text()
-    assert "Fix precision 50%, recall 100%; regression precision n/a, recall 0%; Brier 0.210" in text
-    assert "| c1 | prompt | effective | keep | alpha | alpha | gamma | ask for tests |" in text
+    change = ChangeManifestEntry(
+        id="c1", component="system_prompt", files=["system_prompt.md.j2"], commit="abcdef1",
+        root_cause="no tests run", targeted_fix="ask for tests", expected_delta=10,
+        predicted_fixes=[Prediction(task_id="alpha", probability=0.9),
+                         Prediction(task_id="beta", probability=0.7)])
+    before = {t: TaskCounts(passes=p, total=2) for t, p in (("alpha", 0), ("beta", 0), ("gamma", 2))}
+    after = {t: TaskCounts(passes=p, total=2) for t, p in (("alpha", 2), ("beta", 0), ("gamma", 0))}
+    [judgement] = judge_by_rule([change], before, after, NoiseModel(), run_id=RUN, iteration=2,
+                                before_iteration=1)
+    board = Scoreboard.of([ChangeRecord(iteration=1, entry=change, judgement=judgement)])
+    text = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set(),
+                   scoreboard=board.to_markdown()).overview.read_text()
+    # alpha fixed as predicted, beta not, gamma regressed unpredicted: Brier (.01 + .49) / 2
+    assert "| run | 50.0% | 100.0% | n/a | 0.0% | 0.250 |" in text
+    assert "| 1 | c1 | system_prompt | mixed | revert | alpha, beta | alpha | gamma |" in text
+
+
+def test_no_scoreboard_before_a_judgement(traces, tmp_path: Path) -> None:
+    build(traces)
+    text = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set()).overview.read_text()
+    assert "No scoreboard: no change has been judged yet." in text
 
 
 def test_rerun_replaces_old_files(traces, tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ import pytest
 
 from debugger.distill import distill
 from debugger.leak import REDACTED, Redactor, assert_no_leak
-from debugger.scoreboard import ChangeOutcome, Scoreboard
 from evoharness.errors import EvoError
 from tests.debugger.conftest import RUN, output, shell
 
@@ -47,9 +46,8 @@ def evidence_text(root: Path) -> str:
 def test_held_out_and_test_files_never_appear(traces, tmp_path: Path) -> None:
     leaky_traces(traces)
     hidden = {"secret-task", "holdout-b"}
-    board = Scoreboard(changes=[ChangeOutcome(
-        change_id="c1", component="prompt", verdict="effective", decision="keep",
-        predicted_fixes=["visible", "secret-task"], confirmed_fixes=["holdout-b"])])
+    board = ("| made in | change | predicted fixes | confirmed |\n|---|---|---|---|\n"
+             "| 0 | c1 | visible, secret-task | holdout-b |\n")
     index = distill(traces.con, RUN, 1, tmp_path, hidden_tasks=hidden, forbidden=forbidden(),
                     scoreboard=board)
     text = evidence_text(index.root)
@@ -59,7 +57,7 @@ def test_held_out_and_test_files_never_appear(traces, tmp_path: Path) -> None:
                    "/logs/verifier/reward.txt"]:
         assert needle not in text, needle
     assert "FAILED /tests/test_outputs.py::test_secret_answer" in text  # outcome lines stay
-    assert "| c1 | prompt | effective | keep | visible |  |" in text  # hidden ids dropped
+    assert f"| 0 | c1 | visible, {REDACTED} | {REDACTED} |" in text  # hidden ids redacted
     assert_no_leak(index.root, forbidden(), hidden_ids=hidden)
 
 

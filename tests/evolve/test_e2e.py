@@ -1,22 +1,22 @@
-"""End to end: the whole loop (evolve/loop.py) on the e2e fixture suite, with a scripted code agent
-and a scripted evolve agent behind a real Ollama-protocol server on loopback."""
+"""End to end: the whole loop (evolve/loop.py) on the e2e fixture suite, with the scripted model
+playing a code agent and an evolve agent (tests/fixtures/e2e_agents.py)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
+from debugger.analyst import SYSTEM as ANALYST_SYSTEM
 from evolve.cli import app
 from evolve.config import RunConfig, StopRules
-from evolve.loop import PHASE_ORDER, evolve
+from evolve.ledger import PHASE_ORDER, Phase
+from evolve.loop import evolve
 from evolve.report.data import collect
-from evolve.run import init_run, open_run
-from manifests.store import load_manifest, manifest_path
+from evolve.run import init_run, open_run, read_run
 from tests.fixtures.e2e_agents import (
-    HARMFUL_RULE, HELPFUL_RULE, MANIFEST, ScriptedAgents, action, change, done,
+    HARMFUL_RULE, HELPFUL_RULE, MANIFEST, NOTHING_JUDGED, OTHER_HARMFUL_RULE, action, agents,
+    change, done, evolve_rule, harmful_rules, solve_rule, write_script,
 )
 from workspace.repo import SEED_DIR
 
@@ -24,25 +24,10 @@ SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 TRAIN = ["write-alpha", "write-beta"]
 
 
-@pytest.fixture
-def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator:
-    """Start a server for ScriptedAgents and point OLLAMA_HOST at it."""
-    servers = []
-
-    def start(agents: ScriptedAgents) -> ScriptedAgents:
-        server = agents.server().__enter__()
-        servers.append(server)
-        monkeypatch.setenv("OLLAMA_HOST", server.url)
-        return agents
-
-    yield start
-    for server in servers:
-        server.__exit__(None, None, None)
-
-
-def make_run(tmp_path: Path, iterations: int = 1, **options) -> Path:
-    config = RunConfig(run_id="e2e", tasks=SUITE, model="ollama:scripted", k=1, workers=2,
-                       rollout_timeout=60, stop=StopRules(iterations=iterations), **options)
+def make_run(tmp_path: Path, model: str, iterations: int = 1, **options) -> Path:
+    config = RunConfig(**{"run_id": "e2e", "tasks": SUITE, "model": model, "k": 1, "workers": 2,
+                          "rollout_timeout": 60, "stop": StopRules(iterations=iterations),
+                          **options})
     return init_run(tmp_path / "run", config).root
 
 
@@ -53,52 +38,51 @@ def status(run_dir: Path) -> dict:
 
 
 def phases_of(run_dir: Path) -> dict[int, list[str]]:
-    with open_run(run_dir) as run:
-        rows = run.store.con.execute(
-            "SELECT iteration, phase FROM iterations WHERE run_id = ? ORDER BY iteration",
-            [run.run_id]).fetchall()
     found: dict[int, list[str]] = {}
-    for iteration, phase in rows:
-        found.setdefault(iteration, []).append(phase)
-    return {it: sorted(names, key=PHASE_ORDER.index) for it, names in found.items()}
+    for record in read_run(run_dir)[1].phase_records():
+        found.setdefault(record.iteration, []).append(record.phase.value)
+    return found
 
 
-def verdicts(run_dir: Path) -> list[tuple[str, str, dict]]:
-    with open_run(run_dir) as run:
-        rows = run.store.con.execute(
-            "SELECT verdict, decision, detail FROM verdicts WHERE run_id = ? ORDER BY change_id",
-            [run.run_id]).fetchall()
-    return [(v, d, json.loads(detail)) for v, d, detail in rows]
+def judged(run_dir: Path) -> list[tuple[str, str, bool]]:
+    """(verdict, decision, placebo) of every judged change, by change id."""
+    return [(r.verdict, r.decision, r.placebo) for r in read_run(run_dir)[1].changes()
+            if r.judgement is not None]
 
 
-def test_a_helpful_edit_is_kept_and_the_pass_rate_rises(tmp_path: Path, serve) -> None:
-    agents = serve(ScriptedAgents(solves=lambda system: HELPFUL_RULE in system,
-                                  evolve_script=[change(HELPFUL_RULE, TRAIN), done()]))
-    run_dir = make_run(tmp_path)
+def evolve_calls(run_dir: Path) -> int:
+    """Model calls of the evolve agent's sessions, from their traces."""
+    traces = (run_dir / "iterations").glob("it*/evolve_trace.json")
+    return sum(1 for t in traces for e in json.loads(t.read_text()) if e["kind"] == "model_call")
+
+
+def test_a_helpful_edit_is_kept_and_the_pass_rate_rises(tmp_path: Path) -> None:
+    model = agents(tmp_path / "s.yaml", [change(HELPFUL_RULE, TRAIN), done()],
+                   solves_with=[HELPFUL_RULE])
+    run_dir = make_run(tmp_path, model)
 
     result = evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
 
     assert result.last_iteration == 1
-    assert [d for _, d, _ in verdicts(run_dir)] == ["keep"]
+    assert [d for _, d, _ in judged(run_dir)] == ["keep"]
     rows = status(run_dir)["iterations"]
     assert [r["pass_rate_train"] for r in rows] == [0.0, 1.0]
     assert rows[0]["kept"] == 1 and rows[0]["reverted"] == 0
     with open_run(run_dir) as run:
         assert HELPFUL_RULE in run.repo.read_file("system_prompt.md.j2", "HEAD")
-    assert agents.total("evolve") == 2
+    assert evolve_calls(run_dir) == 2
 
 
-def test_b_harmful_edit_is_reverted_to_the_tree_before_it(tmp_path: Path, serve) -> None:
-    serve(ScriptedAgents(solves=lambda system: HARMFUL_RULE not in system,
-                         evolve_script=[change(HARMFUL_RULE, ["write-alpha"]), done()]))
-    run_dir = make_run(tmp_path)
+def test_b_harmful_edit_is_reverted_to_the_tree_before_it(tmp_path: Path) -> None:
+    model = agents(tmp_path / "s.yaml", [change(HARMFUL_RULE, ["write-alpha"]), done()],
+                   solves_without=[HARMFUL_RULE])
+    run_dir = make_run(tmp_path, model)
     with open_run(run_dir) as run:
         before = run.repo.tree_id()
 
     evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
 
-    [(verdict, decision, detail)] = verdicts(run_dir)
-    assert (verdict, decision) == ("harmful", "revert"), detail
+    assert [(v, d) for v, d, _ in judged(run_dir)] == [("harmful", "revert")]
     with open_run(run_dir) as run:
         assert run.repo.tree_id() == before
         assert run.repo.log()[0].summary.startswith("Revert")
@@ -107,48 +91,107 @@ def test_b_harmful_edit_is_reverted_to_the_tree_before_it(tmp_path: Path, serve)
     assert rows[0]["reverted"] == 1
 
 
-def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Path, serve) -> None:
+def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Path) -> None:
     bad = change(HELPFUL_RULE, ["no-such-task"])
-    agents = serve(ScriptedAgents(solves=lambda system: False,
-                                  evolve_script=[bad, bad, bad, done()]))
-    run_dir = make_run(tmp_path, iterations=2)
+    model = agents(tmp_path / "s.yaml", [bad, bad, bad, done()], solves=False)
+    run_dir = make_run(tmp_path, model, iterations=2)
 
     result = evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
 
     assert result.last_iteration == 2
     with open_run(run_dir) as run:
-        manifest = load_manifest(manifest_path(run_dir, 0), run.train_ids)
+        manifest = run.ledger.manifest(0, run.train_ids)
         assert run.repo.log()[0].summary == run.repo.log()[-1].summary  # only the seed commit
     assert manifest.changes == [] and "invalid manifest" in manifest.no_change_reason
     assert "no-such-task" in manifest.no_change_reason
     done_phases = phases_of(run_dir)
     assert done_phases[0] == done_phases[1] == list(PHASE_ORDER)
     assert done_phases[2] == ["EVAL", "INGEST", "ATTRIBUTE", "REVERT", "DISTILL"]
-    assert agents.total("evolve") == 2 * 3  # two sessions of three refused calls each, no done
+    assert evolve_calls(run_dir) == 2 * 3  # two sessions of three refused calls each, no done
 
 
-def test_a_placebo_edit_is_labelled_and_reverted(tmp_path: Path, serve) -> None:
+def test_a_placebo_edit_is_labelled_and_reverted(tmp_path: Path) -> None:
     """A comment-only edit predicting a fix changes nothing the agent meets: it must not be kept."""
     seed = (SEED_DIR / "harness.yaml").read_text()
     placebo = action("change", edit={"op": "write_file", "path": "harness.yaml",
                                      "content": seed + "# the agent should check its work\n"},
                      **MANIFEST)
-    serve(ScriptedAgents(solves=lambda system: False, evolve_script=[placebo, done()]))
-    run_dir = make_run(tmp_path)
+    run_dir = make_run(tmp_path, agents(tmp_path / "s.yaml", [placebo, done()], solves=False))
 
     evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
 
-    [(verdict, decision, detail)] = verdicts(run_dir)
-    assert decision == "revert" and detail["placebo"] is True, (verdict, detail)
+    [(verdict, decision, placebo_label)] = judged(run_dir)
+    assert decision == "revert" and placebo_label, verdict
     assert collect(run_dir).summary()["placebos"] == {"n": 1, "kept": 0}  # the false-accept rate
 
 
-def test_a_rule_the_agent_reads_is_no_placebo(tmp_path: Path, serve) -> None:
-    serve(ScriptedAgents(solves=lambda system: False,
-                         evolve_script=[change(HELPFUL_RULE, TRAIN), done()]))
-    run_dir = make_run(tmp_path)
+def test_a_rule_the_agent_reads_is_no_placebo(tmp_path: Path) -> None:
+    model = agents(tmp_path / "s.yaml", [change(HELPFUL_RULE, TRAIN), done()], solves=False)
+    run_dir = make_run(tmp_path, model)
 
     evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
 
-    [(_, decision, detail)] = verdicts(run_dir)
-    assert decision == "revert" and "placebo" not in detail
+    [(_, decision, placebo_label)] = judged(run_dir)
+    assert decision == "revert" and not placebo_label
+
+
+def test_every_reader_agrees_with_the_loops_verdicts_across_a_run_with_reverts(
+        tmp_path: Path) -> None:
+    """Kept, reverted, judged by the loop: manifest show, the report, status, the scoreboard the
+    overview and the evolve agent read, and the store's index all say what the loop decided."""
+    model = write_script(tmp_path / "s.yaml", [
+        evolve_rule([change(HELPFUL_RULE, TRAIN), done()],
+                    also_has=[NOTHING_JUDGED]),
+        *harmful_rules(["write-alpha"]),
+        solve_rule(has=[HELPFUL_RULE], lacks=[HARMFUL_RULE, OTHER_HARMFUL_RULE]),
+    ])
+    run_dir = make_run(tmp_path, model, iterations=3, calibration=True, k=2)
+
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    _, ledger = read_run(run_dir)
+    loop = {change: decision for r in ledger.phase_records() if r.phase == Phase.ATTRIBUTE
+            for change, decision in r.result.decisions.items()}  # what the loop decided
+    assert sorted(loop.values()) == ["keep", "revert", "revert"]
+    shown = json.loads(CliRunner().invoke(app, ["manifest", "show", str(run_dir), "--json"]).output)
+    assert {d["change"]["id"]: d["decision"] for d in shown} == loop
+    assert {d["change"]["id"]: d["judgement"]["decision"] for d in shown} == loop
+    report = collect(run_dir)
+    assert {r.change_id: r.decision for r in report.changes} == loop
+    assert report.scores == ledger.scoreboard().iterations
+    board = ledger.scoreboard()
+    assert {r.change_id: r.decision for r in board.rows} == loop
+    for row in board.rows:
+        assert f"| {row.change_id} |" in (run_dir / "iterations/it003/evidence/overview.md").read_text()
+    rows = status(run_dir)["iterations"]
+    assert sum(r["kept"] for r in rows) == 1 and sum(r["reverted"] for r in rows) == 2
+    with ledger.reading() as store:
+        indexed = dict(store.con.execute("SELECT change_id, decision FROM verdicts").fetchall())
+        reverted = {c for (c,) in store.con.execute("SELECT change_id FROM reverts").fetchall()}
+    assert indexed == loop and reverted == {c for c, d in loop.items() if d == "revert"}
+    # overview.md shows real scores once a change has been judged
+    overview = (run_dir / "iterations/it001/evidence/overview.md").read_text()
+    assert "| run | 100.0% | 100.0% |" in overview and NOTHING_JUDGED not in overview
+
+
+def test_the_analyst_adds_root_causes_when_the_run_asks_for_it(tmp_path: Path) -> None:
+    """`init --analyst` turns it on; DISTILL then asks the evolve model about each failing task."""
+    model = write_script(tmp_path / "s.yaml", [
+        {"when": {"system_has": [ANALYST_SYSTEM[:40]]},
+         "replies": [{"text": "Root cause: the prompt never says to run the RUN line."}]},
+    ])  # no rule for the code agent: it calls done at once, so every task fails
+    made = CliRunner().invoke(app, ["init", str(tmp_path / "run"), "--tasks", str(SUITE),
+                                    "--model", model, "-k", "1", "--iterations", "0",
+                                    "--analyst"])
+    assert made.exit_code == 0, made.output
+    run_dir = tmp_path / "run"
+
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    evidence = run_dir / "iterations/it000/evidence"
+    for task in TRAIN:
+        assert ("## Analyst\n\nRoot cause: the prompt never says to run the RUN line."
+                in (evidence / "tasks" / f"{task}.md").read_text())
+    assert "analyst: root causes for 2 failing tasks" in (evidence / "overview.md").read_text()
+    distilled = read_run(run_dir)[1].phase(0, Phase.DISTILL).result
+    assert distilled.analyst_failed == []

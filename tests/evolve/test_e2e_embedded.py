@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from evolve.config import RunConfig, StopRules
-from evolve.loop import EVALUATE, PHASE_ORDER, evolve
+from evolve.ledger import EVALUATE, PHASE_ORDER
+from evolve.loop import evolve
 from evolve.run import init_run, open_run
-from manifests.store import load_manifest, manifest_path
 
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 TASKS = ["create-greeting-file", "count-lines"]
@@ -32,13 +32,12 @@ def test_two_iterations_on_the_embedded_model(tmp_path: Path, monkeypatch) -> No
     assert result.last_iteration == 2
     with open_run(run_dir) as run:
         for iteration in (0, 1):
-            assert run.store.phases_done(run.run_id, iteration) == set(PHASE_ORDER)
-            manifest = load_manifest(manifest_path(run_dir, iteration), run.train_ids)
+            assert run.ledger.phases_done(iteration) == set(PHASE_ORDER)
+            manifest = run.ledger.manifest(iteration, run.train_ids)
             assert manifest.changes or manifest.no_change_reason
             assert all(c.commit in {i.sha for i in run.repo.log()} for c in manifest.changes)
-        assert run.store.phases_done(run.run_id, 2) == set(EVALUATE)
-        rollouts = run.store.con.execute("SELECT count(*) FROM rollouts").fetchone()[0]
-    assert rollouts == 3 * len(TASKS)
+        assert run.ledger.phases_done(2) == set(EVALUATE)
+        assert len(run.ledger.stored_rollout_ids()) == 3 * len(TASKS)
     for iteration in (0, 1, 2):
         evidence = run.paths.evidence(iteration)
         assert (evidence / "overview.md").is_file()

@@ -13,8 +13,11 @@ from jsonschema import Draft202012Validator
 from agent.events import ListSink
 from evoharness.errors import EvoError
 from evolve.agent import EvolveOutcome, run_evolve_agent
+from manifests.judgement import Judgement
+from manifests.record import ChangeRecord
+from manifests.revert import RevertRecord
 from manifests.schema import ChangeManifestEntry, IterationManifest
-from tests.fixtures.scripted import ScriptedModel, json_action, native_call
+from agent.clients.scripted import ScriptedModel, json_action, native_call
 from traces.store import TraceStore
 from workspace.repo import HarnessRepo
 from workspace.spec import Settings
@@ -58,7 +61,7 @@ def run(tmp_path: Path) -> Run:
                                      ("r3", HELDOUT, "heldout")]:
             store.con.execute(
                 "INSERT INTO rollouts VALUES (?, 'run1', 0, ?, ?, 0, 'abc', 'm', 'fail', 0, "
-                "1, 1, 1, 1.0, 'done', '', 0)", [rollout, task, split])
+                "1, 1, 1, 1.0, 'done', '', 0, '')", [rollout, task, split])
     return Run(tmp_path, repo, evidence, db)
 
 
@@ -235,17 +238,18 @@ def test_a_rule_reverted_earlier_in_the_run_is_refused_and_the_lessons_are_liste
     (run.repo.path / "memory" / "LONG_TERM.md").write_text("- Print the file after you write it.\n")
     sha = run.repo.commit_change("memory: print after write", change_id="run1-it000-c1",
                                  component="memory")
-    run.repo.revert(sha, reason="not shown")
-    with TraceStore(run.db) as store:
-        entry = ChangeManifestEntry.model_validate(
-            {**manifest(root_cause="It never looks at what it wrote."), "id": "run1-it000-c1",
-             "files": ["memory/LONG_TERM.md"], "commit": sha})
-        store.con.execute("INSERT INTO changes VALUES (?, 'run1', 0, 'memory', ?, ?)",
-                          [entry.id, sha, entry.model_dump_json()])
-        store.con.execute("INSERT INTO verdicts (change_id, run_id, iteration, verdict, decision, "
-                          "detail) VALUES (?, 'run1', 1, 'ineffective', 'revert', '{}')", [entry.id])
+    revert_sha = run.repo.revert(sha, reason="not shown")
+    entry = ChangeManifestEntry.model_validate(
+        {**manifest(root_cause="It never looks at what it wrote."), "id": "run1-it000-c1",
+         "files": ["memory/LONG_TERM.md"], "commit": sha})
+    judged = Judgement(change_id=entry.id, run_id="run1", iteration=1, before_iteration=0,
+                       method="rule", verdict="ineffective", decision="revert", reason="no fix")
+    reverted = RevertRecord(change_id=entry.id, commit=sha, revert_commit=revert_sha,
+                            reason="ineffective", iteration=1)
+    tried = [ChangeRecord(iteration=0, entry=entry, judgement=judged, revert=reverted)]
     again = {"op": "append_rule", "text": "After writing a file, print the file you wrote."}
-    outcome, model, sink = run.evolve([change(again), json_action("done", summary=REASON)])
+    outcome, model, sink = run.evolve([change(again), json_action("done", summary=REASON)],
+                                      tried=tried)
     assert ("already tried in iteration 0 (run1-it000-c1, ineffective) and reverted: "
             "'Print the file after you write it.'") in results(sink)[0]
     system = model.calls[0][0].content

@@ -1,11 +1,13 @@
 """Regression tests for resuming after a SIGKILL inside git (found by tests/faults/test_kill_resume):
-stale git lock files are cleared at open, and a half-applied revert is set aside before REVERT."""
+stale git lock files are cleared at open (the run lock proves nobody else works on the run), and
+a half-applied revert is set aside before REVERT."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from evolve.config import RunConfig
-from evolve.loop import _prepare_workspace
+from evolve.ledger import Phase
+from evolve.recovery import prepare_workspace
 from evolve.run import init_run, open_run
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
@@ -13,7 +15,7 @@ SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 
 def make_run(tmp_path: Path) -> Path:
     return init_run(tmp_path / "run", RunConfig(run_id="r", tasks=SUITE,
-                                                model="ollama:scripted")).root
+                                                model="scripted:done")).root
 
 
 def test_open_run_removes_git_locks_a_killed_process_left(tmp_path: Path) -> None:
@@ -33,6 +35,6 @@ def test_a_half_applied_revert_is_kept_aside_before_revert_runs(tmp_path: Path) 
     said: list[str] = []
     with open_run(run_dir) as run:
         head = run.repo.head()
-        _prepare_workspace(run, 1, "REVERT", said.append)
+        prepare_workspace(run, 1, Phase.REVERT, said.append)
         assert not run.repo.is_dirty() and run.repo.head() == head
     assert said and "recovered/" in said[0]

@@ -1,35 +1,50 @@
-"""`evoharness status` from the trace store, and from the run's files while another process (a
-running evolve) holds the store."""
+"""`evoharness status` through the run ledger: decisions as the loop recorded them, and while
+another process (a running evolve) holds the run, the same figures with who is running it."""
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from evolve.config import RunPaths
+from evolve.ledger import RunPaths
 from evolve.status import status
 from tests.fixtures.recorded_run import build_recorded_run
 
-HOLD_STORE = """
-import sys, time, duckdb
-con = duckdb.connect(sys.argv[1])
+HOLD_RUN = """
+import sys, duckdb
+from pathlib import Path
+from evolve.ledger import RunPaths
+from evolve.ledger.lock import RunLock
+paths = RunPaths(root=Path(sys.argv[1]))
+RunLock(paths.lock).acquire("evolve")
+con = duckdb.connect(str(paths.db))  # as the loop holds it while it writes
 print("holding", flush=True)
-time.sleep(60)
+sys.stdin.readline()
+con.close()  # the write is over; the run lock stays
+print("released", flush=True)
+sys.stdin.readline()
 """
 
 
 @contextmanager
-def store_held_elsewhere(run_dir: Path):
-    """Another process with the store open for writing, as a running `evoharness evolve` has."""
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_STORE, str(RunPaths(root=run_dir).db)],
-                              stdout=subprocess.PIPE, text=True)
+def evolve_elsewhere(run_dir: Path):
+    """Another process holding the run lock and, until `release()`, the store for writing."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_RUN, str(run_dir)], text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def release() -> None:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "released"
+
     try:
         assert holder.stdout.readline().strip() == "holding"
-        yield
+        yield holder, release
     finally:
         holder.kill()
         holder.wait()
@@ -40,31 +55,34 @@ def run_dir(tmp_path):
     return build_recorded_run(tmp_path / "run")
 
 
-def test_status_from_the_store_counts_decisions(run_dir):
+def test_status_counts_decisions_as_the_loop_recorded_them(run_dir):
     data = status(run_dir)
-    assert data["live"] is False
+    assert data["live"] is False and data["running"] is None
     assert [row["kept"] for row in data["iterations"]] == [1, 0, 0]
     assert [row["reverted"] for row in data["iterations"]] == [1, 2, 0]
+    assert (data["current_iteration"], data["next_phase"]) == (3, "EVAL")
 
 
-def test_status_while_the_store_is_held_reads_the_files_and_agrees(run_dir):
-    from_store = status(run_dir)
-    with store_held_elsewhere(run_dir):
-        live = status(run_dir)
-    assert live["live"] is True
-    assert _figures(live) == _figures(from_store)  # the same rollouts, read from their files
-    assert all(row["kept"] is None for row in live["iterations"])  # verdicts live in the store
+def test_status_waits_out_a_write_and_says_who_runs_the_run(run_dir):
+    quiet = status(run_dir)
+    with evolve_elsewhere(run_dir) as (holder, release):
+        answer: dict = {}
+        reader = threading.Thread(target=lambda: answer.update(status(run_dir)))
+        reader.start()
+        reader.join(timeout=1.0)
+        assert reader.is_alive()  # waiting for the writer, not failing
+        release()
+        reader.join(timeout=60)
+    assert answer["live"] is True and f"pid {holder.pid}" in answer["running"]
+    assert answer["iterations"] == quiet["iterations"]
 
 
 def test_status_command_says_evolve_is_running(run_dir):
     command = [str(Path(sys.executable).parent / "evoharness"), "status", str(run_dir)]
-    with store_held_elsewhere(run_dir):
+    with evolve_elsewhere(run_dir) as (holder, release):
+        release()
         result = subprocess.run(command, capture_output=True, text=True,
                                 env={**os.environ, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
-    assert "evolve is running" in result.stdout
-
-
-def _figures(data):
-    return [(r["iteration"], r["pass_rate_train"], r["pass_rate_heldout"], r["rollouts"],
-             r["tokens"], r["changes"]) for r in data["iterations"]]
+    assert f"evoharness evolve (pid {holder.pid}" in result.stdout and "is running it" in result.stdout
+    assert RunPaths(root=run_dir).lock.exists()

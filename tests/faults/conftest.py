@@ -1,5 +1,6 @@
 """Fault tests drive the real `evoharness` CLI in a subprocess (exit codes and stderr as a user sees
-them) against the tiny fixture suite, with a loopback Ollama-protocol server as the model."""
+them) against the tiny fixture suite, with the scripted model, or (for the Ollama client's own
+faults) a loopback Ollama-protocol server, as the model."""
 from __future__ import annotations
 
 import json
@@ -10,11 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pytest
 import yaml
 
-from tests.fixtures.scripted import json_action
+from agent.clients.scripted import json_action
+from evolve.ledger import RunPaths
+from tests.fixtures.e2e_agents import EVOLVE_MARKER
+from traces.store import TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [str(Path(sys.executable).parent / "evoharness")]  # the console script beside the venv's python
@@ -53,11 +56,22 @@ def instruction_of(body: dict[str, Any]) -> str:
     return next((m["content"] for m in body.get("messages", []) if m["role"] == "user"), "")
 
 
-def make_run(tmp_path: Path, host: str, name: str = "run", **config: Any) -> Path:
+def solver_script(path: Path, *evolve_replies: dict[str, Any]) -> str:
+    """The scripted model's `solver` (hello-world solved, sum-numbers not) and an evolve agent
+    replaying `evolve_replies`; returns the model spec."""
+    rules = [{"when": {"system_has": [EVOLVE_MARKER]}, "replies": list(evolve_replies)},
+             {"when": {"instruction_has": [HELLO]},
+              "replies": [{"tool": "shell", "arguments": {"command": HELLO_SOLUTION}}]}]
+    path.write_text(yaml.safe_dump({"rules": rules}))
+    return f"scripted:{path}"
+
+
+def make_run(tmp_path: Path, host: str | None = None, name: str = "run",
+             model: str = "ollama:scripted", **config: Any) -> Path:
     """`evoharness init` on the fixture suite, then run.yaml tuned for fast fault tests
     (k=1, no calibration or extra rollouts) plus `config` overrides."""
     run_dir = tmp_path / name
-    made = evoharness("init", run_dir, "--tasks", FIXTURE_TASKS, "--model", "ollama:scripted",
+    made = evoharness("init", run_dir, "--tasks", FIXTURE_TASKS, "--model", model,
                       "-k", "1", "--iterations", "0", host=host)
     assert made.returncode == 0, made.stderr
     edit_config(run_dir, calibration=False, extra_rollouts=0, **config)
@@ -73,9 +87,9 @@ def edit_config(run_dir: Path, **fields: Any) -> None:
 
 def rollouts(run_dir: Path) -> list[tuple[str, str, str]]:
     """(rollout_id, outcome, exit_reason) of every stored rollout."""
-    with duckdb.connect(str(run_dir / "traces.duckdb"), read_only=True) as con:
-        return con.execute("SELECT rollout_id, outcome, exit_reason FROM rollouts "
-                           "ORDER BY rollout_id").fetchall()
+    with TraceStore(RunPaths(root=run_dir).db, read_only=True) as store:
+        return store.con.execute("SELECT rollout_id, outcome, exit_reason FROM rollouts "
+                                 "ORDER BY rollout_id").fetchall()
 
 
 def result_files(run_dir: Path, iteration: int = 0) -> dict[str, dict[str, Any]]:

@@ -1,6 +1,10 @@
-"""Process faults: `evoharness evolve` over several iterations, SIGKILLed at seeded moments (and,
+"""Process faults: `evoharness evolve` over several iterations, SIGKILLed at seeded points (and,
 forced, during INGEST and during a revert), resumed after each kill until it completes; nothing is
-duplicated, torn or lost: DuckDB, manifests, revert commits and the git store all agree."""
+duplicated, torn or lost: the run's files, the store, manifests, revert commits and git agree.
+
+Every kill point is a state of the run's files (its progress), never a time, so the test does the
+same on a fast or a loaded machine. The store is opened (and read whole) after every kill; a store
+a kill damaged must be rebuilt by the next start."""
 from __future__ import annotations
 
 import os
@@ -14,17 +18,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import git
 import pytest
 
+from evolve.cli import main
 from evolve.config import RunConfig, StopRules
-from evolve.loop import EVALUATE, PHASE_ORDER
-from evolve.run import init_run
-from manifests.store import load_run_manifests
+from evolve.ledger import EVALUATE, PHASE_ORDER, RunPaths
+from evolve.run import init_run, read_run
 from tests.fixtures.e2e_agents import (
-    EVOLVE_MARKER, HARMFUL_RULE, HELPFUL_RULE, ScriptedAgents, change, done,
+    HARMFUL_RULE, HELPFUL_RULE, NOTHING_JUDGED, OTHER_HARMFUL_RULE, change, done, evolve_rule,
+    harmful_rules, solve_rule, write_script,
 )
+from tests.traces.helpers import tables
+from traces.store import StoreDamaged, TraceStore
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 TRAIN = ["write-alpha", "write-beta"]
@@ -34,50 +40,34 @@ ITERATIONS = 3
 K = 2
 KILLS = 24  # kill points before the final, unkilled resume
 REVERT_FROM = 12  # after this many kills, one runs on to the next revert if none was hit yet
-WAIT_SECONDS = 90.0
-NOTHING_JUDGED = "No change has been judged yet."  # the evolve agent's scoreboard before any verdict
-MODEL_LATENCY = 0.05  # seconds per reply: a scripted iteration is otherwise over before a kill lands
+WAIT_SECONDS = 120.0  # a safety net only: no kill point depends on time
+MODEL_LATENCY = 0.02  # seconds per reply, so a kill after a progress step lands close to it
 
 
-# A second harmful rule: the evolve agent refuses a rule reverted earlier in the run.
-OTHER_HARMFUL_RULE = "Skip every command and finish at once without looking at any file."
-
-
-def harmful(system: str) -> bool:
-    return HARMFUL_RULE in system or OTHER_HARMFUL_RULE in system
-
-
-class Agents(ScriptedAgents):
+def agents_script(path: Path) -> str:
     """The first evolve session (nothing judged yet) adds the helpful rule, which is kept; every
     later session adds a harmful rule (by iteration: a reverted one may not come back), which the
     next iteration reverts. The choice depends only on the conversation, so a killed session
     replays the same script when resumed."""
-
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
-        system = body["messages"][0]["content"]
-        if EVOLVE_MARKER in system:  # evolve requests are sequential: swapping the script is safe
-            helpful = NOTHING_JUDGED in system
-            odd = int(re.search(r"Iteration (\d+)", body["messages"][1]["content"]).group(1)) % 2
-            rule = HARMFUL_RULE if odd else OTHER_HARMFUL_RULE
-            self.evolve_script = [change(HELPFUL_RULE, TRAIN) if helpful
-                                  else change(rule, ["write-alpha"]), done()]
-        time.sleep(MODEL_LATENCY)
-        return super().__call__(body)
+    return write_script(path, [
+        evolve_rule([change(HELPFUL_RULE, TRAIN), done()], also_has=[NOTHING_JUDGED]),
+        *harmful_rules(["write-alpha"]),
+        solve_rule(has=[HELPFUL_RULE], lacks=[HARMFUL_RULE, OTHER_HARMFUL_RULE]),
+    ], latency_s=MODEL_LATENCY)
 
 
-def position(db: Path) -> tuple[int, str]:
-    """(iteration, first unfinished phase) as the DuckDB file says, read after the process died."""
-    if not db.exists():
-        return 0, "EVAL"
-    with duckdb.connect(str(db), read_only=True) as con:
-        rows = con.execute("SELECT iteration, phase FROM iterations").fetchall()
-    if not rows:
-        return 0, "EVAL"
-    iteration = max(it for it, _ in rows)
-    done = {phase for it, phase in rows if it == iteration}
-    if done == set(PHASE_ORDER):
-        return iteration + 1, "EVAL"
-    return iteration, next(p for p in PHASE_ORDER if p not in done)
+def progress(run_dir: Path) -> int:
+    """Steps the run has made and kept: rollout files, phase records, manifests, judgements and
+    reverts only ever appear (a resume never removes one)."""
+    patterns = ("iterations/*/rollouts/*.json", "ledger/phases/*.json", "manifests/*.json",
+                "ledger/judgements/*.json", "ledger/reverts/*.json")
+    return sum(len(list(run_dir.glob(p))) for p in patterns)
+
+
+def position(run_dir: Path) -> tuple[int, str]:
+    """(iteration, first unfinished phase) as the run's records say, read after the process died."""
+    iteration, done_phases = read_run(run_dir)[1].position()
+    return iteration, next(p for p in PHASE_ORDER if p not in done_phases).value
 
 
 def stat(path: Path) -> tuple[int, int] | None:
@@ -93,13 +83,18 @@ def changed(path: Path) -> Callable[[], bool]:
     return lambda: stat(path) != before
 
 
+Trigger = Callable[[subprocess.Popen], Callable[[], bool]]
+
+
 class KillRun:
     """Starts `evoharness evolve` (with --resume after the first start) and kills it."""
 
-    def __init__(self, run_dir: Path, url: str, rng: random.Random) -> None:
-        self.run_dir, self.url, self.rng = run_dir, url, rng
+    def __init__(self, run_dir: Path, rng: random.Random) -> None:
+        self.run_dir, self.rng = run_dir, rng
+        self.paths = RunPaths(root=run_dir)
         self.starts = 0
         self.kills: list[tuple[str, int, str]] = []  # (trigger, iteration, unfinished phase)
+        self.damaged = 0  # kills after which the store did not read back whole
 
     def start(self) -> subprocess.Popen:
         args = ["--iterations", str(ITERATIONS)] + (["--resume"] if self.starts else [])
@@ -107,12 +102,13 @@ class KillRun:
         self.starts += 1
         with self.log_path.open("w") as log:
             return subprocess.Popen([str(EVOHARNESS), "evolve", str(self.run_dir), *args],
-                                    env={**os.environ, "OLLAMA_HOST": self.url}, stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
-    def kill_once(self, trigger: str, ready: Callable[[], bool]) -> bool:
-        """Start, SIGKILL the process group when `ready()` holds; False if the run completed first."""
+    def kill_once(self, trigger: str, when: Trigger) -> bool:
+        """Start, SIGKILL the process group when `when(proc)()` holds; False if the run completed
+        first."""
         proc = self.start()
+        ready = when(proc)
         deadline = time.monotonic() + WAIT_SECONDS
         while not ready():
             if proc.poll() is not None:
@@ -122,8 +118,18 @@ class KillRun:
             time.sleep(0.002)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        self.kills.append((trigger, *position(self.run_dir / "traces.duckdb")))
+        self.kills.append((trigger, *position(self.run_dir)))
+        self.open_store()
         return True
+
+    def open_store(self) -> None:
+        """Read the whole store as a reader would; damage is counted, and the next start (which
+        checks the store before changing the run) must rebuild it."""
+        try:
+            with TraceStore(self.paths.db, read_only=True) as store:
+                store.verify()
+        except StoreDamaged:
+            self.damaged += 1
 
     def log(self, index: int) -> str:
         return sorted(self.run_dir.parent.glob("evolve-*.log"))[index].read_text()[-3000:]
@@ -131,49 +137,45 @@ class KillRun:
     def next_kill(self) -> bool:
         """Pick a kill point for the state the run is in: a forced INGEST kill (seeded coin) while
         one is in reach and none was hit yet; a forced REVERT kill once the run is at a revert (or,
-        after REVERT_FROM kills, running on to the next revert); else a seeded short delay."""
-        iteration, phase = position(self.run_dir / "traces.duckdb")
-        hit = {p for _, _, p in self.kills}
-        at_revert = iteration >= 2 and phase in EVALUATE[:4]
-        if "REVERT" not in hit and (at_revert or len(self.kills) >= REVERT_FROM):
+        after REVERT_FROM kills, running on to the next revert); else, by a seeded coin, during
+        start-up or after one or two more steps of progress."""
+        iteration, phase = position(self.run_dir)
+        hit = {trigger for trigger, _, _ in self.kills}
+        at_revert = iteration >= 2 and phase in [p.value for p in EVALUATE[:4]]
+        if "revert" not in hit and (at_revert or len(self.kills) >= REVERT_FROM):
             return self.kill_once("revert", self._revert_trigger(mid_revert_possible=at_revert))
-        if "INGEST" not in hit and phase == "EVAL" and self.rng.random() < 0.5:
+        if "ingest" not in hit and phase == "EVAL" and self.rng.random() < 0.5:
             return self.kill_once("ingest", self._ingest_trigger(iteration))
-        if self.rng.random() < 0.25:  # while it starts: imports, opening DuckDB, recovering git
-            at = time.monotonic() + self.rng.uniform(0.05, 0.8)
-            return self.kill_once("startup", lambda: time.monotonic() >= at)
-        # The last iteration is short: kills land sooner there, so they spread over the whole run.
-        longest = 0.6 if iteration < ITERATIONS else 0.25
-        return self.kill_once("delay", self._after_first_output(self.rng.uniform(0.0, longest)))
+        if self.rng.random() < 0.25:
+            return self.kill_once("startup", self._started)
+        steps = self.rng.choice((1, 2))
+        start = progress(self.run_dir)
+        return self.kill_once(f"progress+{steps}",
+                              lambda _: lambda: progress(self.run_dir) >= start + steps)
 
-    def _revert_trigger(self, mid_revert_possible: bool) -> Callable[[], bool]:
+    def _started(self, proc: subprocess.Popen) -> Callable[[], bool]:
+        """Once it holds the run lock: it is checking the store, indexing, recovering git."""
+        return lambda: f"(pid {proc.pid}," in (self.paths.lock.read_text()
+                                                if self.paths.lock.exists() else "")
+
+    def _revert_trigger(self, mid_revert_possible: bool) -> Trigger:
         """Mid-revert (`git revert --no-commit` has rewritten the prompt, nothing is committed:
         only when the next workspace edit is that revert) or right after the revert commit, before
-        the verdict records it; a seeded coin picks."""
+        its record is written; a seeded coin picks."""
         workspace = self.run_dir / "workspace"
         if mid_revert_possible and self.rng.random() < 0.5:
-            return changed(workspace / "system_prompt.md.j2")
+            return lambda _: changed(workspace / "system_prompt.md.j2")
         reflog = workspace / ".git" / "logs" / "HEAD"
         lines = len(reflog.read_text().splitlines())
-        return lambda: any("Revert" in line for line in reflog.read_text().splitlines()[lines:])
+        return lambda _: lambda: any("Revert" in line
+                                     for line in reflog.read_text().splitlines()[lines:])
 
-    def _after_first_output(self, delay: float) -> Callable[[], bool]:
-        """`delay` seconds after the process printed its first line (it is past its start-up, whose
-        length depends on the machine's load): short, so each kill lets the run progress a little."""
-        state: dict[str, float] = {}
-
-        def ready() -> bool:
-            if "at" not in state and self.log_path.stat().st_size:
-                state["at"] = time.monotonic() + delay
-            return time.monotonic() >= state.get("at", float("inf"))
-        return ready
-
-    def _ingest_trigger(self, iteration: int) -> Callable[[], bool]:
+    def _ingest_trigger(self, iteration: int) -> Trigger:
         """The first write to DuckDB's WAL once every rollout file of the evaluation exists: EVAL
-        being marked done, so INGEST is starting (or its transaction is in flight)."""
+        being recorded done, so INGEST is starting (or its transaction is in flight)."""
         expected = 3 * K * (2 if iteration == 0 else 1)  # calibrated baseline: 2k attempts
-        rollouts = self.run_dir / "iterations" / f"it{iteration:03d}" / "rollouts"
-        wal = self.run_dir / "traces.duckdb.wal"
+        rollouts = self.paths.rollouts(iteration)
+        wal = Path(f"{self.paths.db}.wal")
         state: dict[str, Any] = {}
 
         def ready() -> bool:
@@ -182,37 +184,38 @@ class KillRun:
                     state["wal"] = stat(wal)
                 return False
             return stat(wal) != state["wal"]
-        return ready
+        return lambda _: ready
 
 
+@pytest.mark.slow
 def test_sigkill_at_seeded_points_then_resume_completes_consistently(tmp_path: Path) -> None:
-    config = RunConfig(run_id="kills", tasks=SUITE, model="ollama:scripted", k=K, workers=2,
-                       rollout_timeout=60, extra_rollouts=0,
+    config = RunConfig(run_id="kills", tasks=SUITE, model=agents_script(tmp_path / "agents.yaml"),
+                       k=K, workers=2, rollout_timeout=60, extra_rollouts=0,
                        stop=StopRules(iterations=ITERATIONS))
     run_dir = init_run(tmp_path / "run", config).root
-    agents = Agents(solves=lambda system: HELPFUL_RULE in system and not harmful(system),
-                    evolve_script=[])
-    runner = KillRun(run_dir, "", random.Random(SEED))
-    with agents.server() as server:
-        runner.url = server.url
-        completed = False
-        while not completed and len(runner.kills) < KILLS:
-            completed = not runner.next_kill()
-        if not completed:
-            proc = runner.start()
-            assert proc.wait(timeout=WAIT_SECONDS * 2) == 0, runner.log(-1)
+    runner = KillRun(run_dir, random.Random(SEED))
+    completed = False
+    while not completed and len(runner.kills) < KILLS:
+        completed = not runner.next_kill()
+    if not completed:
+        proc = runner.start()
+        assert proc.wait(timeout=WAIT_SECONDS * 2) == 0, runner.log(-1)
 
-    phases_hit = {phase for _, _, phase in runner.kills}
-    print(f"{len(runner.kills)} kills (trigger, iteration, unfinished phase): {runner.kills}")
+    print(f"{len(runner.kills)} kills (trigger, iteration, unfinished phase), "
+          f"{runner.damaged} left a damaged store: {runner.kills}")
     assert len(runner.kills) >= 20, runner.kills
-    assert {"INGEST", "REVERT"} <= phases_hit, runner.kills
+    assert any(t == "ingest" and p == "INGEST" for t, _, p in runner.kills), runner.kills
+    assert any(t == "revert" and i >= 2 for t, i, _ in runner.kills), runner.kills
     assert_consistent(run_dir)
 
 
 def assert_consistent(run_dir: Path) -> None:
     repo = git.Repo(run_dir / "workspace")
     history = set(repo.git.rev_list("HEAD").split())
-    with duckdb.connect(str(run_dir / "traces.duckdb"), read_only=True) as con:
+    _, ledger = read_run(run_dir)
+    with ledger.reading() as store:
+        store.verify()
+        con = store.con
         phases = con.execute("SELECT iteration, phase FROM iterations").fetchall()
         ids = [r for (r,) in con.execute("SELECT rollout_id FROM rollouts").fetchall()]
         torn = con.execute(
@@ -222,34 +225,31 @@ def assert_consistent(run_dir: Path) -> None:
             "OR count(DISTINCT e.seq) <> count(e.seq)").fetchall()
         orphans = con.execute("SELECT count(*) FROM events WHERE rollout_id NOT IN "
                               "(SELECT rollout_id FROM rollouts)").fetchone()[0]
-        verdicts = {c: (d, rc) for c, d, rc in con.execute(
-            "SELECT change_id, decision, revert_commit FROM verdicts").fetchall()}
         stored_changes = {c for (c,) in con.execute("SELECT change_id FROM changes").fetchall()}
 
-    expected = {(it, p) for it in range(ITERATIONS) for p in PHASE_ORDER}
-    assert set(phases) == expected | {(ITERATIONS, p) for p in EVALUATE}
+    expected = {(it, p.value) for it in range(ITERATIONS) for p in PHASE_ORDER}
+    assert set(phases) == expected | {(ITERATIONS, p.value) for p in EVALUATE}
+    assert {(r.iteration, r.phase.value) for r in ledger.phase_records()} == set(phases)
     assert len(ids) == len(set(ids))
     assert torn == [] and orphans == 0, torn
     files = [p.stem for p in run_dir.glob("iterations/*/rollouts/*.json")]
     assert sorted(files) == sorted(ids)
 
-    changes = [c for m in load_run_manifests(run_dir) for c in m.changes]
-    assert {c.id for c in changes} == stored_changes
-    assert len(changes) == ITERATIONS  # one change per evolve session, none lost or doubled
-    for c in changes:
-        assert repo.commit(c.commit).hexsha in history, c
-    decisions = [verdicts[c.id][0] for c in changes]
-    assert decisions == ["keep", "revert", "revert"], decisions
-    for c in changes:
-        decision, revert_commit = verdicts[c.id]
-        if decision == "revert":
-            assert revert_commit in history, c
-            trailers = repo.commit(revert_commit).trailers_dict
-            assert trailers["Reverts-Commit"] == [repo.commit(c.commit).hexsha]
+    records = ledger.changes()
+    assert {r.id for r in records} == stored_changes
+    assert len(records) == ITERATIONS  # one change per evolve session, none lost or doubled
+    for r in records:
+        assert repo.commit(r.entry.commit).hexsha in history, r.id
+    assert [r.decision for r in records] == ["keep", "revert", "revert"]
+    for r in records:
+        if r.decision == "revert":
+            assert r.revert.revert_commit in history, r.id
+            trailers = repo.commit(r.revert.revert_commit).trailers_dict
+            assert trailers["Reverts-Commit"] == [repo.commit(r.entry.commit).hexsha]
     assert repo.git.fsck("--strict", "--no-dangling") == ""
     assert not repo.is_dirty(untracked_files=True)
-
-
-@pytest.fixture(autouse=True)
-def _no_stray_host(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    # The store is exactly an index of the run's files: rebuilding it changes no table.
+    before = tables(ledger.paths.db)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["traces", "rebuild", str(run_dir)])
+    assert exit_info.value.code == 0 and tables(ledger.paths.db) == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from pathlib import Path
 
 import psutil
@@ -13,7 +14,7 @@ from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
 from tasks.task import load_task
 from tests.fixtures.ollama_server import OllamaScriptServer
-from tests.fixtures.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action
 from workspace.repo import SEED_DIR
 from workspace.validate import load_harness
 
@@ -46,12 +47,18 @@ def test_hidden_tests_are_not_readable(tmp_path: Path) -> None:
 
 
 def test_writes_outside_app_do_not_reach_the_host(tmp_path: Path) -> None:
-    target = tmp_path / "host-file.txt"
-    target.write_text("host")
-    _, [out] = rollout(tmp_path, f"echo pwned > {target}; echo pwned > /etc/evil; "
-                                 f"echo pwned > /usr/evil; touch {tmp_path}/new; echo {MARK}")
-    assert target.read_text() == "host" and not (tmp_path / "new").exists()
-    assert not Path("/etc/evil").exists() and not Path("/usr/evil").exists()
+    """Host files the sandbox does show (read-only): the venv's config, /etc/passwd; and new files
+    beside them. A file under the host's /tmp would prove nothing: the sandbox has its own /tmp."""
+    shown = [Path(sys.prefix) / "pyvenv.cfg", Path("/etc/passwd")]
+    before = {p: p.read_bytes() for p in shown}
+    writes = "; ".join(f"echo pwned >> {p}" for p in shown)
+    _, [out] = rollout(tmp_path, f"cat {shown[0]} > /dev/null && echo visible; {writes}; "
+                                 f"echo pwned > {sys.prefix}/evil; echo pwned > /etc/evil; "
+                                 f"echo pwned > /usr/evil; echo {MARK}")
+    refused = out.count("Read-only file system") + out.count("Permission denied")
+    assert out.startswith("visible") and refused == 5, out
+    assert {p: p.read_bytes() for p in shown} == before
+    assert not any(Path(p).exists() for p in (f"{sys.prefix}/evil", "/etc/evil", "/usr/evil"))
     assert MARK in out
 
 

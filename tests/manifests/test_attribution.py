@@ -1,12 +1,10 @@
 """Verdicts from hand-built outcomes: every kind, the noise rule, the band, net-negative, borderline."""
 from __future__ import annotations
 
-import json
-
-from manifests.attribution import TaskClass, attribute, borderline_tasks, record_verdicts
+from manifests.attribution import TaskClass, attribute, borderline_tasks
 from manifests.noise import NoiseModel, TaskCounts
 
-from .builders import change, counts, db, noise
+from .builders import change, counts, noise
 
 
 def one(ch, before, after, nm=None):
@@ -118,14 +116,3 @@ def test_borderline_detection_and_reattribution_with_extra_rollouts():
 def test_unjudged_when_task_is_missing_after():
     v = one(change("A", fixes={"a": 0.6}), "a=0/2", "b=2/2")
     assert v.unjudged_predictions == ["a"] and v.decision == "revert"
-
-
-def test_record_verdicts_keeps_revert_commit_on_reattribution(tmp_path):
-    con = db(tmp_path / "t.duckdb")
-    v = one(change("A", fixes={"a": 0.8}), "a=0/2", "a=0/2")
-    record_verdicts(con, "run1", 1, [v])
-    con.execute("UPDATE verdicts SET revert_commit = 'abc1234' WHERE change_id = 'A'")
-    record_verdicts(con, "run1", 1, [v])
-    row = con.execute("SELECT verdict, decision, revert_commit, detail FROM verdicts").fetchone()
-    assert row[:3] == ("ineffective", "revert", "abc1234")
-    assert json.loads(row[3])["change_id"] == "A"

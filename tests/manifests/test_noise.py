@@ -12,7 +12,7 @@ def add(con, iteration, commit, task, outcomes: str):
     for attempt, letter in enumerate(outcomes):
         con.execute(
             "INSERT INTO rollouts VALUES (?, 'run1', ?, ?, 'train', ?, ?, 'm', ?, 0, 0, 0, 0, 0, "
-            "'done', '', 0)",
+            "'done', '', 0, '')",
             [f"it{iteration}-{task}-{attempt}", iteration, task, attempt, commit, names[letter]],
         )
 

@@ -1,4 +1,4 @@
-"""Manifest files: validation errors name the field, pre-registration, DuckDB rows, trailers."""
+"""Manifest files: validation errors name the field, pre-registration, trailers."""
 from __future__ import annotations
 
 import json
@@ -7,42 +7,33 @@ import pytest
 
 from evoharness.errors import EvoError, ValidationFailed
 from manifests.schema import IterationManifest, json_schema
-from manifests.store import load_manifest, load_run_manifests, save_manifest, trailers_for
+from manifests.store import load_manifest, load_manifests, save_manifest, trailers_for
 
-from .builders import change, db, manifest
+from .builders import change, manifest
 
 TASKS = {"a", "b", "c"}
 
 
-def saved(tmp_path, con=None):
+def saved(tmp_path):
     m = manifest(3, change("A", fixes={"a": 0.7}, regs={"b": 0.1}), change("B", fixes={"c": 0.4}))
-    return m, save_manifest(tmp_path, m, con)
+    return m, save_manifest(tmp_path / "manifests" / "iter-003.json", m)
 
 
-def test_round_trip_and_rows_are_idempotent(tmp_path):
-    con = db(tmp_path / "t.duckdb")
-    m, path = saved(tmp_path, con)
-    assert path.name == "iter-003.json"
+def test_round_trip_and_saving_again_is_a_no_op(tmp_path):
+    m, path = saved(tmp_path)
+    written = path.stat().st_mtime_ns
     assert load_manifest(path, TASKS) == m
-    save_manifest(tmp_path, m, con)  # resume: same manifest again is a no-op
-    assert con.execute("SELECT change_id, iteration FROM changes ORDER BY 1").fetchall() == [
-        ("A", 3), ("B", 3)]
-    assert load_run_manifests(tmp_path) == [m]
+    save_manifest(path, m)  # resume: same manifest again is a no-op
+    assert path.stat().st_mtime_ns == written
+    assert load_manifests(tmp_path / "manifests") == [m]
 
 
 def test_a_registered_prediction_cannot_be_rewritten(tmp_path):
     _, path = saved(tmp_path)
     before = path.read_text()
     with pytest.raises(EvoError, match="already registered"):
-        save_manifest(tmp_path, manifest(3, change("A", fixes={"a": 0.99})))
+        save_manifest(path, manifest(3, change("A", fixes={"a": 0.99})))
     assert path.read_text() == before
-
-
-def test_change_id_reused_by_another_iteration_is_refused(tmp_path):
-    con = db(tmp_path / "t.duckdb")
-    saved(tmp_path, con)
-    with pytest.raises(EvoError, match="already used"):
-        save_manifest(tmp_path, manifest(4, change("A")), con)
 
 
 def test_bad_json_names_file_line_and_column(tmp_path):

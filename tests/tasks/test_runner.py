@@ -10,7 +10,7 @@ import pytest
 from agent.model import ModelError
 from tasks.results import Outcome, RolloutResult
 from tasks.runner import plan_rollouts, run_rollouts
-from tests.fixtures.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action
 
 from .conftest import needs_bwrap
 
@@ -109,7 +109,12 @@ def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum
     from agent.clients import make_model
 
     model = make_model("embedded")
-    paths = run_rollouts(seed_harness, "c1", [(hello_task, "train"), (sum_task, "heldout")],
+    # Three steps end each rollout by its step budget, not by a clock: two rollouts of the 1.5B on
+    # a loaded 2-core machine stay far inside pytest's timeout, and the watchdog stays a safety net.
+    settings = seed_harness.spec.settings.model_copy(update={"max_steps": 3})
+    harness = seed_harness.model_copy(
+        update={"spec": seed_harness.spec.model_copy(update={"settings": settings})})
+    paths = run_rollouts(harness, "c1", [(hello_task, "train"), (sum_task, "heldout")],
                          model, run_id="r", iteration=0, out_dir=tmp_path, rollout_timeout=300)
     results = [RolloutResult.model_validate_json(p.read_text()) for p in paths]
     assert [r.task_id for r in results] == ["hello-world", "sum-numbers"]
@@ -117,3 +122,4 @@ def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum
     assert all(r.outcome in (Outcome.PASS, Outcome.FAIL, Outcome.TIMEOUT) for r in results), [
         (r.outcome, r.exit_reason) for r in results]
     assert all(r.model for r in results)
+    assert all(r.steps <= 3 for r in results)

@@ -20,7 +20,10 @@ TASKS = sorted(p.name for p in SUITE.iterdir() if (p / "task.toml").exists())
 CATEGORIES = {"file-operations", "text-processing", "csv-json", "python-bugfix", "git",
               "shell-scripting", "log-analysis", "config-build"}
 REQUIRED = ["task.toml", "instruction.md", "environment/Dockerfile", "tests/test.sh",
-            "tests/test_outputs.py", "solution/solve.sh"]
+            "tests/test_outputs.py", "tests/judge.py", "solution/solve.sh"]
+# The base image, pinned by digest (Harbor's unpinned-image rule). Taken from public Dockerfiles
+# that pin python:3.11-slim; no registry is reachable here to re-resolve it.
+BASE_IMAGE = "python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7"
 DOWNLOADS = re.compile(r"\b(apt|apt-get|curl|wget|pip|pip3|uv|uvx)\b")
 
 
@@ -54,15 +57,18 @@ def test_task_files(task):
 @pytest.mark.parametrize("task", TASKS)
 def test_task_toml(task):
     cfg = config(task)
-    assert set(cfg) == {"version", "metadata", "verifier", "agent", "environment"}
+    assert set(cfg) == {"version", "artifacts", "metadata", "verifier", "agent", "environment"}
     assert cfg["version"] == "1.0"
+    # Harbor's lint rules shared-verifier and root-agent: the verifier gets a fresh sandbox with
+    # only the agent's /app, and the agent is not root.
+    assert cfg["artifacts"] == ["/app"]
     meta = cfg["metadata"]
     assert meta["author_name"] == "evoharness"
     assert meta["difficulty"] in {"easy", "medium", "hard"}
     assert meta["category"] in CATEGORIES
     assert isinstance(meta["tags"], list) and meta["tags"]
-    assert cfg["verifier"] == {"timeout_sec": 60.0}
-    assert cfg["agent"] == {"timeout_sec": 300.0}
+    assert cfg["verifier"] == {"timeout_sec": 60.0, "environment_mode": "separate"}
+    assert cfg["agent"] == {"timeout_sec": 300.0, "user": "agent"}
     assert cfg["environment"] == {"allow_internet": False}
 
 
@@ -70,8 +76,10 @@ def test_task_toml(task):
 def test_dockerfile_copies_every_starting_file(task):
     env = SUITE / task / "environment"
     lines = (env / "Dockerfile").read_text().splitlines()
-    assert lines[0] in {"FROM python:3.11-slim", "FROM ubuntu:24.04"}
+    assert lines[0] == f"FROM {BASE_IMAGE}"
     assert "WORKDIR /app" in lines
+    assert 'RUN pip install --no-cache-dir "pytest==8.3.5"' in lines  # pinned (Harbor's lint)
+    assert "RUN useradd --create-home agent" in lines and lines[-1] == "RUN chown -R agent:agent /app"
     copied = {re.match(r'COPY \["([^"]+?)/?",', line).group(1) for line in lines
               if line.startswith("COPY")}
     shipped = {p.name for p in env.iterdir() if p.name != "Dockerfile"}
@@ -80,14 +88,39 @@ def test_dockerfile_copies_every_starting_file(task):
 
 @pytest.mark.parametrize("task", TASKS)
 def test_verification_is_offline(task):
-    test_sh = (SUITE / task / "tests" / "test.sh").read_text()
-    assert "python3 -m pytest" in test_sh and "/tests/test_outputs.py" in test_sh
-    assert "/logs/verifier/reward.txt" in test_sh and "mkdir -p /logs/verifier" in test_sh
     for script in ("tests/test.sh", "solution/solve.sh"):
         code = [line for line in (SUITE / task / script).read_text().splitlines()
                 if not line.lstrip().startswith("#")]
         found = DOWNLOADS.findall("\n".join(code))
         assert found == [], f"{task}/{script} downloads with {found}"
+
+
+def test_verifier_files_are_the_generated_ones():
+    """tests/test.sh and tests/judge.py of every task are sync_verifiers.py's output, unedited."""
+    sys.path.insert(0, str(SUITE))
+    try:
+        import sync_verifiers
+    finally:
+        sys.path.remove(str(SUITE))
+    expected = sync_verifiers.expected_files(SUITE)
+    assert len(expected) == 2 * len(TASKS)
+    stale = [str(p.relative_to(SUITE)) for p, text in expected.items() if p.read_text() != text]
+    assert stale == [], "run python3 tasks/suite/sync_verifiers.py"
+    assert "exec python3 -I /tests/judge.py /tests/test_outputs.py" in sync_verifiers.TEST_SH
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_agent_code_runs_only_through_the_judge(task):
+    """The hidden tests never import the agent's code or start it themselves: only judge.agent_run
+    and judge.agent_calls do, in a child the reward is out of reach of."""
+    tree = ast.parse((SUITE / task / "tests" / "test_outputs.py").read_text())
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                for alias in node.names} | {node.module for node in ast.walk(tree)
+                                            if isinstance(node, ast.ImportFrom)}
+    assert not imported & {"subprocess", "importlib", "importlib.util", "os.system"}, imported
+    calls = {node.func.attr for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
+    assert not calls & {"exec_module", "system", "popen", "run", "Popen"}, calls
 
 
 def test_splits_partition_the_suite():

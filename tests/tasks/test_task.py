@@ -114,3 +114,21 @@ def test_suite_demo_tasks_are_read_and_must_be_train_tasks(tmp_path):
     with pytest.raises(ValidationFailed) as info:
         load_suite(root)
     assert [(p.field, p.value) for p in info.value.problems] == [("demo.tasks", "sum-numbers")]
+
+
+def test_harbor_verifier_and_agent_fields(tmp_path):
+    """environment_mode, artifacts and agent.user are read; a [verifier.environment] table means
+    a separate verifier, as in Harbor; artifacts outside /app are refused."""
+    task = _copy(tmp_path)
+    text = (task / "task.toml").read_text()
+    assert load_task(task).config.verifier.environment_mode == "shared"
+    separate = 'artifacts = ["/app/out", {source = "/app"}]\n' + text.replace(
+        "[agent]\n", '[agent]\nuser = "agent"\n') + '\n[verifier.environment]\ncpus = 1\n'
+    (task / "task.toml").write_text(separate)
+    config = load_task(task).config
+    assert config.verifier.environment_mode == "separate" and config.agent.user == "agent"
+    assert config.artifact_paths == ["out", "."]
+    (task / "task.toml").write_text(separate.replace("[verifier]\n", '[verifier]\nenvironment_mode = "shared"\n'))
+    with pytest.raises(ValidationFailed) as info:
+        load_task(task)
+    assert info.value.problems[0].field == "verifier"

@@ -56,12 +56,14 @@ def _task_with_test(tmp_path, script: str, timeout: float = 60.0):
 
 
 @needs_bwrap
-@pytest.mark.parametrize("script, reason", [
-    ("echo all good", "no reward file"),
-    ("sleep 30; echo 1 > /logs/verifier/reward.txt", "timed out"),
+@pytest.mark.parametrize("script, timeout, reason", [
+    # Must not time out: a generous limit, so a loaded machine cannot turn it into a timeout.
+    ("echo all good", 120.0, "no reward file"),
+    # Must time out: the script waits far past its short limit.
+    ("sleep 600; echo 1 > /logs/verifier/reward.txt", 1.0, "timed out"),
 ])
-def test_no_reward_or_timeout_is_a_fail(tmp_path, script, reason):
-    task = _task_with_test(tmp_path, script, timeout=1.0)
+def test_no_reward_or_timeout_is_a_fail(tmp_path, script, timeout, reason):
+    task = _task_with_test(tmp_path, script, timeout=timeout)
     box = BwrapSandbox.for_task(task)
     try:
         result = verify(task, box)

@@ -9,7 +9,9 @@ import duckdb
 import pytest
 
 from evolve.cli import main
-from traces.store import TraceStore, db_path
+from evolve.ledger import RunPaths
+from traces.schema import TABLES
+from traces.store import TraceStore
 
 from .helpers import result, write
 
@@ -18,7 +20,7 @@ from .helpers import result, write
 def run_dir(tmp_path_factory):
     run = tmp_path_factory.mktemp("run")
     write(run / "rollouts", [result("a"), result("b", outcome="fail"), result("c")])
-    with TraceStore(db_path(run)) as store:
+    with TraceStore(RunPaths(root=run).db) as store:
         store.ingest_dir(run / "rollouts")
     return run
 
@@ -63,7 +65,7 @@ def test_sql_on_a_missing_run_names_the_file(tmp_path, capsys):
 def test_export_writes_parquet_per_table(run_dir, tmp_path, capsys):
     assert cli("traces", "export", str(run_dir), str(tmp_path / "out")) == 0
     files = sorted(p.name for p in (tmp_path / "out").iterdir())
-    assert "rollouts.parquet" in files and "events.parquet" in files and len(files) == 7
+    assert "rollouts.parquet" in files and "events.parquet" in files and len(files) == len(TABLES)
     con = duckdb.connect()
     parquet = str(tmp_path / "out" / "rollouts.parquet")
     assert con.execute(f"SELECT task_id FROM '{parquet}' ORDER BY 1").fetchall() == [

@@ -9,8 +9,8 @@ import sys
 import textwrap
 import time
 
+from agent.events import Event
 from traces.ingest import ingest_paths
-from traces.queries import rollout_events
 from traces.store import TraceStore
 
 from .helpers import result, write
@@ -31,7 +31,13 @@ def test_ingest_twice_changes_nothing(tmp_path):
         assert (second.ingested, second.skipped_existing, second.events) == (0, 4, 0)
         assert counts(store) == (4, 10)
         assert store.stored_rollout_ids("run") == {r.rollout_id for r in results}
-        assert rollout_events(store.con, results[2].rollout_id) == list(results[2].events)
+        stored = store.con.execute(
+            "SELECT seq, kind, name, content, data, tokens_in, tokens_out, duration_ms, ts "
+            "FROM events WHERE rollout_id = ? ORDER BY seq", [results[2].rollout_id]).fetchall()
+        fields = ("seq", "kind", "name", "content", "data", "tokens_in", "tokens_out",
+                  "duration_ms", "ts")
+        assert [Event(**{**dict(zip(fields, row)), "data": json.loads(row[4])})
+                for row in stored] == list(results[2].events)
 
 
 def test_new_files_are_added_to_stored_ones_across_small_batches(tmp_path):

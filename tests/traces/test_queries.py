@@ -63,25 +63,6 @@ def test_pass_counts(con):
     assert queries.pass_counts(con, "run", 0, split="train") == {"a": (2, 3), "b": (0, 1)}
     assert queries.pass_counts(con, "run", 1, split="heldout") == {"h": (0, 2)}
     assert queries.pass_counts(con, "run", 0)["a"].passes == 2
-    assert queries.infra_errors(con, "run", 0) == {"b": 1, "z": 1}
-    assert queries.infra_errors(con, "run", 0, split="heldout") == {}
-
-
-def test_task_deltas(con):
-    deltas = {d.task_id: d for d in queries.task_deltas(con, "run", "c0", "c1")}
-    shape = {t: (d.passes_a, d.n_a, d.passes_b, d.n_b) for t, d in deltas.items()}
-    assert shape == {"a": (2, 3, 2, 2), "b": (0, 1, 1, 2), "c": (0, 0, 1, 1), "h": (2, 2, 0, 2)}
-    assert deltas["a"].delta == pytest.approx(1 - 2 / 3)
-    assert deltas["h"].delta == -1.0 and deltas["c"].delta is None
-    assert [d.task_id for d in queries.task_deltas(con, "run", "c0", "c1", split="heldout")] == ["h"]
-
-
-def test_token_time_by_task(con):
-    rows = {r.task_id: r for r in queries.token_time_by_task(con, "run", 0)}
-    shape = {t: (r.rollouts, r.tokens_in, r.tokens_out, r.duration_s, r.mean_steps)
-             for t, r in rows.items()}
-    assert shape == {"a": (3, 330, 15, 6.0, 2.0), "b": (2, 120, 10, 4.0, 1.5),
-                     "h": (2, 120, 10, 4.0, 1.5), "z": (1, 10, 5, 2.0, 1.0)}
 
 
 def test_iteration_totals(con):
@@ -96,24 +77,10 @@ def test_iteration_totals(con):
         "wall_time_s": 12.0}
 
 
-def test_rollout_events_are_ordered(con):
-    events = queries.rollout_events(con, "it001-a-a00")
-    assert [e.seq for e in events] == [0, 1, 2] and [e.content for e in events] == ["0", "1", "2"]
-    assert queries.rollout_events(con, "it000-a-a01")[0].data["error"]["kind"] == "transient"
-    assert queries.rollout_events(con, "missing") == []
-
-
-def test_failure_classes(con):
-    rows = [(f.category, f.name, f.count, f.rollouts) for f in queries.failure_classes(con, "run", 0)]
-    assert rows == [
-        ("exit_reason", "max_steps", 2, 2), ("exit_reason", "model_unavailable", 2, 2),
-        ("outcome", "fail", 2, 2), ("outcome", "infra_error", 2, 2),
-        ("tool_error", "shell:transient", 2, 1), ("error", "ModelError", 1, 1),
-    ]
-
-
-def test_task_history(con):
-    rows = [(r.iteration, r.harness_commit, r.passes, r.n)
-            for r in queries.task_history(con, "run", "a")]
-    assert rows == [(0, "c0", 2, 3), (1, "c1", 2, 2)]
-    assert queries.task_history(con, "run", "z") == []
+def test_evaluation_groups_split_attempts_by_k(con):
+    groups = queries.evaluation_groups(con, "run", 2, 1)
+    # a in iteration 0: attempts 0,1 are one group (1/2), attempt 2 a partial group (1/1)
+    assert [g for g in groups if g[1] == "a"] == [("c0", "a", 1, 2), ("c0", "a", 1, 1),
+                                                  ("c1", "a", 2, 2)]
+    assert ("c0", "z", 0, 0) not in groups and all(g[1] != "z" for g in groups)  # infra only
+    assert all(g[0] == "c0" for g in queries.evaluation_groups(con, "run", 2, 0))

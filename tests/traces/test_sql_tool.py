@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from traces.sql_tool import SqlError, SqlTool, check_select, run_readonly_sql
+from traces.schema import SCHEMA_VERSION
 from traces.store import TraceStore
 
 from .helpers import result, write
@@ -13,7 +14,8 @@ from .helpers import result, write
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("sql")
-    results = [result(f"t{i}", split="heldout" if i >= 3 else "train") for i in range(5)]
+    results = [result(f"t{i}", split="heldout" if i >= 3 else "train", node=f"host/n{i % 2}")
+               for i in range(5)]
     write(tmp_path / "rollouts", results)
     path = tmp_path / "traces.duckdb"
     with TraceStore(path) as store:
@@ -100,7 +102,10 @@ def test_restricted_view_keeps_train_rows_and_other_tables(db):
     with SqlTool(db, restrict_to_split="train") as tool:
         assert tool.run("SELECT count(*) FROM rollouts").rows == [[3]]
         assert tool.run("SELECT count(*) FROM events").rows == [[9]]
-        assert tool.run("SELECT value FROM meta").rows == [["1"]]
+        assert tool.run("SELECT value FROM meta").rows == [[str(SCHEMA_VERSION)]]
+        # Which machine ran a rollout (a Ray node) is no secret: a node's failures show as such.
+        assert tool.run("SELECT node, count(*) FROM rollouts GROUP BY node ORDER BY node").rows \
+            == [["host/n0", 2], ["host/n1", 1]]
     with pytest.raises(SqlError, match="unknown split"):
         SqlTool(db, restrict_to_split="test")
 

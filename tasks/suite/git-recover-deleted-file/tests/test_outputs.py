@@ -1,5 +1,6 @@
-import subprocess
 from pathlib import Path
+
+from judge import agent_run
 
 REPO = Path("/app/project")
 TIP = '23d8de6f938d5dae5f620f8ab46a5fc70cd9c69e'
@@ -7,7 +8,7 @@ EXPECTED = '{\n  "port": 8000,\n  "debug": false,\n  "workers": 3,\n  "log_dir":
 
 
 def git(*args):
-    done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+    done = agent_run(["git", "-C", str(REPO), *args])  # git runs hooks and commands from its config
     return done.returncode, done.stdout.strip()
 
 

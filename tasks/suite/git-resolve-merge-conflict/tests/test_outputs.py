@@ -1,5 +1,6 @@
-import subprocess
 from pathlib import Path
+
+from judge import agent_run
 
 REPO = Path("/app/project")
 TIP = '69428a0d473379bf54d55213b19b165e5e9369a5'
@@ -8,7 +9,7 @@ EXPECTED = '[app]\nname = demo\nworkers = 8\ntimeout = 60\n'
 
 
 def git(*args):
-    done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+    done = agent_run(["git", "-C", str(REPO), *args])  # git runs hooks and commands from its config
     return done.returncode, done.stdout.strip()
 
 

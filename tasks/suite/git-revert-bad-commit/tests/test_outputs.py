@@ -1,5 +1,6 @@
-import subprocess
 from pathlib import Path
+
+from judge import agent_run
 
 REPO = Path("/app/project")
 TIP = 'a3e82a5a3cb55a51760b2db540ccc7d086046f64'
@@ -7,7 +8,7 @@ GOOD_GREET = 'def greet(name):\n    return f"Hello, {name}!"\n\n\ndef farewell(n
 
 
 def git(*args):
-    done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+    done = agent_run(["git", "-C", str(REPO), *args])  # git runs hooks and commands from its config
     return done.returncode, done.stdout.strip()
 
 

@@ -1,12 +1,13 @@
 import os
-import subprocess
 from pathlib import Path
+
+from judge import agent_run
 
 
 def run(script, *args, cwd=None):
     assert Path(script).is_file(), f"{script} does not exist"
     assert os.access(script, os.X_OK), f"{script} is not executable (chmod +x {script})"
-    return subprocess.run([script, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=20)
+    return agent_run([script, *map(str, args)], cwd=cwd)
 
 
 import pytest

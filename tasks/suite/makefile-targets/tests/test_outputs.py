@@ -1,7 +1,8 @@
 import os
 import shutil
-import subprocess
 from pathlib import Path
+
+from judge import agent_run
 
 
 def project(tmp_path):
@@ -12,7 +13,7 @@ def project(tmp_path):
 
 
 def make(root, *targets):
-    done = subprocess.run(["make", "-C", str(root), *targets], capture_output=True, text=True, timeout=20)
+    done = agent_run(["make", "-C", str(root), *targets])
     assert done.returncode == 0, f"make {' '.join(targets)} failed:\n{done.stdout}{done.stderr}"
 
 

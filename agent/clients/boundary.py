@@ -1,0 +1,36 @@
+"""The text boundary every client's chat() passes through: no lone UTF-16 surrogate goes out in a
+request or comes back in a reply. A JSON body may carry "\\ud800"; json.loads turns it into a str
+that no UTF-8 encoder accepts, so the next request (or the trace file) would fail. Each client
+decorates its chat() with `text_boundary`; the wire formats are wire.py's."""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from agent.model import Message, ModelReply
+from evoharness.text import scrub_json
+
+Chat = TypeVar("Chat", bound=Callable[..., ModelReply])
+_Record = TypeVar("_Record", bound=BaseModel)
+
+
+def text_boundary(chat: Chat) -> Chat:
+    """Wrap a client's chat(self, messages, **options): messages are made encodable before the
+    client sees them (text from tools and sandboxes too), and so is the reply it returns."""
+
+    @functools.wraps(chat)
+    def bounded(self: Any, messages: list[Message], **options: Any) -> ModelReply:
+        reply = chat(self, [encodable(m) for m in messages], **options)
+        return encodable(reply)
+
+    return bounded  # type: ignore[return-value]
+
+
+def encodable(record: _Record) -> _Record:
+    """`record` with every lone surrogate in its strings replaced by U+FFFD (itself when clean)."""
+    data = record.model_dump()
+    cleaned = scrub_json(data)
+    return record if cleaned is data else type(record).model_validate(cleaned)

@@ -1,0 +1,87 @@
+"""CLI for the improvement library: `library add RUN` (file a run's kept changes and the outcomes
+of the entries it applied), `library list DIR` and `library show DIR ENTRY`. The library itself is
+evolve/library/'s."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+library_app = typer.Typer(help="The improvement library: changes runs kept, and where they held.",
+                          no_args_is_help=True, rich_markup_mode=None)
+LIBRARY = typer.Argument(..., help="The library directory (a git repository of plain files).")
+
+
+def add(
+    run_dir: Path = typer.Argument(..., help="The run whose changes to file."),
+    library: Path = typer.Option(None, "--library", help="The library directory (created if "
+                                 "missing; default: the run's, from init --library)."),
+) -> None:
+    """File a run's kept changes as entries (cue, edit, manifest, judgement numbers, model, suite,
+    run), and the outcome (kept or reverted) of every entry the run applied. Filing a run again
+    adds nothing twice; each filing is one git commit in the library.
+
+    Example: evoharness library add runs/night1 --library ~/harness-library
+    """
+    from evoharness.errors import EvoError
+    from evolve.config import load_config
+    from evolve.library.filing import file_run
+    from evolve.library.store import Library
+
+    _, config = load_config(run_dir)
+    root = library or config.library
+    if root is None:
+        raise EvoError("no library given", field="--library",
+                       hint="name one with --library DIR (or create the run with init --library)")
+    report = file_run(Library(root), run_dir)
+    typer.echo(f"{root}: {len(report.added)} entries added, {len(report.outcomes)} outcomes of "
+               f"applied entries recorded" + (f" (commit {report.commit[:10]})" if report.commit
+                                              else " (nothing new)"))
+    for line in [*(f"  added {e}" for e in report.added), *(f"  {o}" for o in report.outcomes)]:
+        typer.echo(line)
+    if report.pending:
+        typer.echo(f"  not judged yet, not filed: {', '.join(report.pending)}")
+
+
+def list_cmd(
+    library: Path = LIBRARY,
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Every entry with its cue and where it was kept or reverted.
+
+    Example: evoharness library list ~/harness-library
+    """
+    from evolve.library.store import Library
+
+    entries = Library(library).require().entries()
+    if as_json:
+        typer.echo(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
+        return
+    for entry in entries:
+        typer.echo(f"{entry.id}\n  cue: {entry.cue.root_cause}\n  fix: {entry.targeted_fix}\n"
+                   f"  {entry.record()}")
+    if not entries:
+        typer.echo("(no entries)")
+
+
+def show(
+    library: Path = LIBRARY,
+    entry: str = typer.Argument(..., help="An entry id (see `library list`)."),
+) -> None:
+    """One entry in full: cue, record, every trial's numbers, its edits and its diff.
+
+    Example: evoharness library show ~/harness-library agent-calls-done-without-running-3f2a9c
+    """
+    from evolve.library.store import Library
+
+    shelf = Library(library).require()
+    typer.echo(shelf.entry(entry).text(shelf.diff(entry)))
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to the main app."""
+    library_app.command("add")(add)
+    library_app.command("list")(list_cmd)
+    library_app.command("show")(show)
+    app.add_typer(library_app, name="library")

@@ -1,0 +1,143 @@
+"""The final exam of a run: the seed harness (twice, for the noise floor), the final harness and
+the best iteration's (chosen on train pass rates) on the held-out tasks, k rollouts per task each
+(run.yaml `exam:`), compared with the seed paired by task, and recorded through the run ledger.
+Its rollouts live in the exam's own evaluation directory (evaluation.py), which the loop never
+reads; the statistics are compare.py's. Resumable: stored rollouts are never run again."""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+
+from evoharness.errors import EvoError
+from manifests.noise import TaskCounts
+from traces.queries import iteration_totals
+
+from .compare import bonferroni, compare
+from .evaluation import Arm, EvalDir, Progress, arm_counts, new_plan, run_plan
+from .ledger import Phase
+from .ledger.records import ExamArm, ExamRecord
+from .phases import run_executor
+from .run import Run
+
+Say = Callable[[str], None]
+SEED, SEED_AGAIN, FINAL, BEST = "seed", "seed-again", "final", "best"
+
+
+def examine(run: Run, say: Say = lambda _: None, progress: Progress | None = None
+            ) -> ExamRecord | None:
+    """The exam of the run as it stands (its workspace head is the final harness): the stored
+    record when this exam already finished, else run what is missing and record it. None when
+    the run has no held-out tasks or no evaluation yet."""
+    if not run.heldout_ids:
+        say("no exam: the run has no held-out tasks")
+        return None
+    arms = _exam_arms(run)
+    if arms is None:
+        say("no exam: no iteration has been evaluated yet")
+        return None
+    iteration = _last_evaluated(run)
+    exam_id = _exam_id(run, iteration, arms)
+    stored = run.ledger.exam(exam_id)
+    if stored is not None:
+        return stored
+    folder = EvalDir(run.paths.exam_dir(exam_id))
+    plan = folder.start(new_plan(exam_id, [_arm(run, a) for a in _runs(arms)]))
+    say(f"exam {exam_id}: {', '.join(a.label for a in arms)} on {len(run.heldout_ids)} held-out "
+        f"tasks, k={run.config.exam.k} ({len(plan.arms) * len(run.heldout_ids) * run.config.exam.k}"
+        " rollouts; stored ones are not run again)")
+    run_plan(folder, plan, run_executor(run), progress)
+    record = _record(run, exam_id, iteration, arms, arm_counts(folder, plan))
+    run.ledger.record_exam(record)
+    return record
+
+
+def _exam_arms(run: Run) -> list[ExamArm] | None:
+    """Seed, final (the workspace head) and best (if another tree), in that order."""
+    records = [r for r in run.ledger.phase_records() if r.phase == Phase.EVAL]
+    if not records:
+        return None
+    repo = run.repo
+
+    def arm(name: str, label: str, commit: str, iteration: int | None = None) -> ExamArm:
+        sha = repo.commit_info(commit).sha
+        return ExamArm(name=name, label=label, commit=sha, tree=repo.tree_id(sha),
+                       iteration=iteration)
+
+    seed, final = arm(SEED, "seed", "seed"), arm(FINAL, "final", repo.head())
+    arms = [seed] + ([final] if final.tree != seed.tree else [])
+    best_iteration = _best_iteration(run)
+    evaluated = {r.iteration: r.harness_commit for r in records}
+    if best_iteration in evaluated:
+        best = arm(BEST, f"best (iteration {best_iteration})", evaluated[best_iteration],
+                   best_iteration)
+        if best.tree not in {a.tree for a in arms}:
+            arms.append(best)
+    return arms
+
+
+def _runs(arms: list[ExamArm]) -> list[ExamArm]:
+    """The arms to run: the seed twice (its second run is the noise floor's other side)."""
+    seed = arms[0]
+    return [seed, seed.model_copy(update={"name": SEED_AGAIN, "label": "seed again"}), *arms[1:]]
+
+
+def _best_iteration(run: Run) -> int | None:
+    """The evaluated iteration with the highest train pass rate (the latest among ties): chosen
+    on train results only, so the held-out exam of it is not biased by the choice."""
+    with run.ledger.reading() as store:
+        rates = [(t.pass_rate_train, t.iteration) for t in iteration_totals(store.con, run.run_id)
+                 if t.pass_rate_train is not None]
+    return max(rates)[1] if rates else None
+
+
+def _last_evaluated(run: Run) -> int:
+    return max(r.iteration for r in run.ledger.phase_records() if r.phase == Phase.EVAL)
+
+
+def _exam_id(run: Run, iteration: int, arms: list[ExamArm]) -> str:
+    """Names exactly this exam: a new final harness, k or model is a new exam."""
+    content = json.dumps([[a.name, a.tree] for a in arms] + [run.config.exam.k, run.config.model,
+                                                              sorted(run.heldout_ids)])
+    return f"exam-it{iteration:03d}-{hashlib.sha256(content.encode()).hexdigest()[:8]}"
+
+
+def _arm(run: Run, arm: ExamArm) -> Arm:
+    return Arm(name=arm.name, label=arm.label, harness=f"{run.paths.root}@{arm.commit[:12]}",
+               repo=run.paths.workspace, commit=arm.commit, tree=arm.tree,
+               model=run.config.model, suite=run.suite.root, split=run.config.split,
+               tasks=run.heldout_ids, k=run.config.exam.k)
+
+
+def _record(run: Run, exam_id: str, iteration: int, arms: list[ExamArm],
+            counts: dict[str, dict[str, TaskCounts]]) -> ExamRecord:
+    """The noise floor and each harness against the seed (both seed runs pooled), each at the
+    Bonferroni level that keeps the family of comparisons at the configured confidence."""
+    family = run.config.exam.confidence
+    level = bonferroni(family, len(arms) - 1)
+    seed = _pooled(counts[SEED], counts[SEED_AGAIN])
+    comparisons = [compare(SEED, seed, a.name, counts[a.name], confidence=level)
+                   for a in arms[1:]]
+    note = None
+    if all(a.name != FINAL for a in arms):
+        note = "the final harness is the seed (every change was reverted)"
+    return ExamRecord(
+        run_id=run.run_id, exam_id=exam_id, iteration=iteration, finished_at=time.time(),
+        model=run.config.model, k=run.config.exam.k, tasks=run.heldout_ids, arms=_runs(arms),
+        confidence=family,
+        noise_floor=compare(SEED, counts[SEED], SEED_AGAIN, counts[SEED_AGAIN],
+                            confidence=level),
+        comparisons=comparisons, note=note)
+
+
+def _pooled(first: dict[str, TaskCounts], second: dict[str, TaskCounts]) -> dict[str, TaskCounts]:
+    return {task: first[task].plus(second[task]) if task in first and task in second
+            else first.get(task) or second[task] for task in set(first) | set(second)}
+
+
+def require_exam(record: ExamRecord | None, run: Run) -> ExamRecord:
+    if record is None:
+        raise EvoError("nothing to examine", file=run.paths.config, field="split",
+                       hint="an exam needs held-out tasks and at least one evaluated iteration")
+    return record

@@ -1,0 +1,111 @@
+"""A library entry: one change that a run kept, with its cue (the failure pattern it answers), its
+edit, its manifest, its judgement's numbers, and every place it was tried since (model, suite,
+run; kept or reverted), so the library learns where a lesson holds. Files and git are store.py's."""
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from manifests.schema import ChangeManifestEntry
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,80}$"
+
+
+class Cue(BaseModel):
+    """What the change answered: the root cause in words, and the failure signature of the
+    rollouts it was made from (outcome/exit reason classes and error events: cue.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    root_cause: str
+    signature: list[str] = Field(default_factory=list)
+    tasks: list[str] = Field(default_factory=list)  # the failure evidence's tasks, in its run
+
+
+class Numbers(BaseModel):
+    """A judgement's figures: the effect on the change's predicted-fix tasks (after - before pass
+    rate, mean over tasks; the interval as evolve/compare.py computes it, when two or more tasks
+    were predicted), the rollouts it rested on, and what the verdict method reported."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    method: str
+    verdict: str
+    effect: float | None = None
+    lo: float | None = None
+    hi: float | None = None
+    confidence: float | None = None
+    rollouts: int = 0
+    p_value: float | None = None
+    reason: str = ""
+
+
+class Trial(BaseModel):
+    """One place the change was judged: the run that made it (applied = False) or a later run
+    that applied the entry (applied = True)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_id: str
+    change_id: str
+    iteration: int
+    model: str
+    suite: str  # the task folder's name
+    suite_path: str
+    decision: Literal["keep", "revert"]
+    applied: bool
+    numbers: Numbers
+    filed_at: float
+
+
+class LibraryEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=ID_PATTERN)
+    cue: Cue
+    component: str
+    targeted_fix: str
+    edits: list[dict[str, Any]] = Field(default_factory=list)  # the `change` tool's edit objects
+    manifest: ChangeManifestEntry  # as pre-registered in its first run
+    trials: list[Trial] = Field(min_length=1)
+
+    @property
+    def held(self) -> list[Trial]:
+        return [t for t in self.trials if t.decision == "keep"]
+
+    @property
+    def failed(self) -> list[Trial]:
+        return [t for t in self.trials if t.decision == "revert"]
+
+    def record(self) -> str:
+        """Where it held and where it did not, in one line."""
+        def where(trials: list[Trial]) -> str:
+            return "; ".join(f"{t.model} on {t.suite} ({t.run_id})" for t in trials) or "nowhere"
+
+        return (f"kept {len(self.held)}x ({where(self.held)}), reverted {len(self.failed)}x "
+                f"({where(self.failed)})")
+
+    def summary(self) -> str:
+        return f"`{self.id}`: {self.cue.root_cause} Fix: {self.targeted_fix} [{self.record()}]"
+
+    def text(self, diff: str) -> str:
+        """Everything about the entry, as `library show` and the evolve agent read it."""
+        lines = [f"# {self.id}", "", f"cue: {self.cue.root_cause}",
+                 f"failure signature: {', '.join(self.cue.signature) or 'none recorded'}",
+                 f"component: {self.component}", f"targeted fix: {self.targeted_fix}",
+                 f"record: {self.record()}", "", "## Trials"]
+        for t in self.trials:
+            n = t.numbers
+            effect = "n/a" if n.effect is None else f"{100 * n.effect:+.1f} points"
+            if n.lo is not None:
+                effect += f" [{100 * n.lo:+.1f}, {100 * n.hi:+.1f}] ({100 * n.confidence:.4g}%)"
+            lines.append(f"- {t.decision} ({n.verdict}, {n.method}) in run {t.run_id} "
+                         f"(change {t.change_id}, {'applied from the library' if t.applied else 'made there'}): "
+                         f"model {t.model}, suite {t.suite}; effect on its predicted tasks {effect}; "
+                         f"{n.rollouts} rollouts" + (f"; p = {n.p_value:.3g}" if n.p_value is not None else ""))
+        lines += ["", "## Edits (the `change` tool's `edits`)",
+                  json.dumps(self.edits, indent=1) if self.edits else "(not recorded: see the diff)",
+                  "", "## Diff", diff or "(empty)"]
+        return "\n".join(lines)

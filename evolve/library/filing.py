@@ -1,0 +1,131 @@
+"""`evoharness library add RUN`: a run's kept changes become library entries (cue, edits, diff,
+manifest, judgement numbers), and every change the run made by applying an entry (its commit's
+Library-Entry trailer) adds that run's outcome to the entry, kept or reverted, so the library
+records where each lesson held. Filing a run twice changes nothing."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from evolve.agent.change import LIBRARY_TRAILER
+from evolve.agent.tidy import edits_as_meant
+from evolve.compare import compare
+from evolve.ledger import RunLedger, RunPaths
+from evolve.report.data import commit_diff
+from evolve.run import read_run
+from manifests.judgement import Judgement
+from manifests.record import ChangeRecord
+from workspace.repo import HarnessRepo
+
+from .cue import failure_signature
+from .entry import Cue, LibraryEntry, Numbers, Trial
+from .store import Library
+
+DEFAULT_CONFIDENCE = 0.95  # for a judgement whose method states no error rate
+
+
+class FilingReport(BaseModel):
+    added: list[str] = Field(default_factory=list)  # new entries
+    outcomes: list[str] = Field(default_factory=list)  # "ENTRY: keep|revert" of applied entries
+    pending: list[str] = Field(default_factory=list)  # changes no evaluation has judged yet
+    commit: str | None = None  # the library's commit, None when nothing changed
+
+
+def file_run(library: Library, run_dir: str | Path) -> FilingReport:
+    config, ledger = read_run(run_dir)
+    repo = HarnessRepo(ledger.paths.workspace)
+    entries = {e.id: e for e in library.entries()}
+    filed = {(t.run_id, t.change_id) for e in entries.values() for t in e.trials}
+    report, changed = FilingReport(), {}
+    for record in ledger.changes():
+        if record.judgement is None or record.decision not in ("keep", "revert"):
+            report.pending.append(record.id)
+            continue
+        if (ledger.run_id, record.id) in filed:
+            continue
+        applied = repo.commit_info(record.entry.commit).trailers.get(LIBRARY_TRAILER)
+        trial = _trial(record, record.judgement, config.model, config.tasks, applied is not None)
+        if applied in entries:
+            entry = entries[applied]
+            entries[applied] = entry.model_copy(update={"trials": [*entry.trials, trial]})
+            changed[applied] = (entries[applied], None)  # None: its diff stays as filed
+            report.outcomes.append(f"{applied}: {trial.decision}")
+        elif record.decision == "keep":
+            entry = _new_entry(record, trial, ledger)
+            entries[entry.id] = entry
+            changed[entry.id] = (entry, commit_diff(repo, repo.commit_info(record.entry.commit).sha))
+            report.added.append(entry.id)
+    report.commit = library.save(list(changed.values()), _message(ledger.run_id, report))
+    return report
+
+
+def _new_entry(record: ChangeRecord, trial: Trial, ledger: RunLedger) -> LibraryEntry:
+    """The entry of a kept change: its cue is the failure signature of its evidence's tasks in the
+    evaluation it was made from."""
+    change = record.entry
+    tasks = sorted({ref.task_id for ref in change.failure_evidence})
+    with ledger.reading() as store:
+        signature = failure_signature(store.con, ledger.run_id, record.iteration, tasks or None)
+    return LibraryEntry(
+        id=_entry_id(change.root_cause, ledger.run_id, change.id),
+        cue=Cue(root_cause=change.root_cause, signature=signature, tasks=tasks),
+        component=change.component, targeted_fix=change.targeted_fix,
+        edits=_edits(ledger.paths, record.iteration, change.id), manifest=change, trials=[trial])
+
+
+def _trial(record: ChangeRecord, judgement: Judgement, model: str, suite: Path,
+           applied: bool) -> Trial:
+    return Trial(run_id=judgement.run_id, change_id=record.id, iteration=judgement.iteration,
+                 model=model, suite=Path(suite).name, suite_path=str(suite),
+                 decision=record.decision, applied=applied,
+                 numbers=_numbers(judgement, record.verdict, record.reason), filed_at=time.time())
+
+
+def _numbers(j: Judgement, verdict: str, reason: str) -> Numbers:
+    """The effect on the predicted-fix tasks (after - before, paired by task), with an interval
+    when two or more of them were judged."""
+    fixes = [t for t in j.tasks if t.predicted == "fix" and t.before and t.after]
+    rollouts = sum((t.before.total if t.before else 0) + (t.after.total if t.after else 0)
+                   for t in j.tasks) + j.rollouts_spent
+    common = dict(method=j.method, verdict=verdict, rollouts=rollouts, p_value=j.p_value,
+                  reason=reason)
+    if not fixes:
+        return Numbers(**common)
+    effect = sum(t.after.passes / t.after.total - t.before.passes / t.before.total
+                 for t in fixes) / len(fixes)
+    confidence = 1 - j.error_rate if j.error_rate else DEFAULT_CONFIDENCE
+    paired = compare("before", {t.task_id: t.before for t in fixes}, "after",
+                     {t.task_id: t.after for t in fixes}, confidence=confidence)
+    return Numbers(**common, effect=effect, lo=paired.lo, hi=paired.hi,
+                   confidence=confidence if paired.lo is not None else None)
+
+
+def _edits(paths: RunPaths, iteration: int, change_id: str) -> list[dict]:
+    """The `change` call that committed `change_id`, from the evolve agent's trace."""
+    trace = paths.evolve_trace(iteration)
+    if not trace.is_file():
+        return []
+    events = json.loads(trace.read_text())
+    calls = [e for e in events if e["kind"] == "tool_call" and e["name"] == "change"]
+    results = [e for e in events if e["kind"] == "tool_result" and e["name"] == "change"]
+    for call, result in zip(calls, results):
+        if result["content"].startswith(f"committed change {change_id} "):
+            return [e for e in edits_as_meant(call["data"].get("arguments", {})) if isinstance(e, dict)]
+    return []
+
+
+def _entry_id(root_cause: str, run_id: str, change_id: str) -> str:
+    words = re.findall(r"[a-z0-9]+", root_cause.lower())[:6]
+    digest = hashlib.sha256(f"{run_id}/{change_id}".encode()).hexdigest()[:6]
+    return "-".join([*words, digest])
+
+
+def _message(run_id: str, report: FilingReport) -> str:
+    return (f"File run {run_id}: {len(report.added)} kept change(s) added, "
+            f"{len(report.outcomes)} outcome(s) of applied entries\n\n"
+            + "\n".join([*(f"added {e}" for e in report.added), *report.outcomes]))

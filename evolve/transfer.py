@@ -1,0 +1,122 @@
+"""Transfer evaluations: any harnesses (a run's commit or tag, a harness directory) x models x
+suites, k rollouts per task, in one evaluation directory (`evoharness eval`, evaluation.py's
+format), and their paired comparisons with intervals (`evoharness compare`, compare.py's
+statistics): harness B against A on each model and suite. This is how a harness evolved with one
+model is checked on another model, or on a suite it never saw."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from evoharness.errors import EvoError
+from tasks.split import hash_split
+from tasks.task import TaskSplit, has_split_file, load_suite, task_ids_in
+from workspace.repo import HarnessRepo
+
+from .compare import Comparison, bonferroni, compare
+from .evaluation import Arm, EvalDir, EvalPlan, arm_counts, new_plan
+from .ledger import RunPaths
+
+SPLITS = ("all", "heldout", "train")
+
+
+class Harness(BaseModel):
+    """A harness commit to evaluate, and what the user called it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    source: str
+    repo: Path
+    commit: str
+    tree: str
+
+
+class SuiteTasks(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    root: Path
+    split: TaskSplit | None  # when the folder has no suite.toml: the hash split used
+    tasks: list[str]
+
+
+class TransferRow(BaseModel):
+    """One comparison of an evaluation: B against A on one model and suite."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    suite: str
+    comparison: Comparison
+
+
+def resolve_harness(spec: str, folder: EvalDir) -> Harness:
+    """`[NAME=]SOURCE`: SOURCE is RUN (its workspace head), RUN@REV (a commit, or a tag such as
+    iter-002 or seed) or a harness directory (copied into the evaluation, once, as a git
+    repository, so the evaluation keeps exactly what it ran)."""
+    label, sep, source = spec.partition("=")
+    if not sep:
+        label, source = "", spec
+    run_part, at, rev = source.rpartition("@")
+    if at and (Path(run_part) / "run.yaml").is_file():
+        return _from_run(label or source, source, Path(run_part), rev)
+    path = Path(source)
+    if (path / "run.yaml").is_file():
+        return _from_run(label or source, source, path, "HEAD")
+    if (path / "harness.yaml").is_file():
+        label = label or path.resolve().name
+        copy = folder.root / "harnesses" / label
+        repo = HarnessRepo(copy) if copy.exists() else HarnessRepo.create(copy, seed=path)
+        sha = repo.commit_info("seed").sha
+        return Harness(label=label, source=source, repo=copy, commit=sha, tree=repo.tree_id(sha))
+    raise EvoError("not a harness", field="harness", value=spec,
+                   hint="name a run (RUN or RUN@REV, e.g. runs/demo@iter-002) or a directory "
+                        "with harness.yaml, optionally as NAME=SOURCE")
+
+
+def _from_run(label: str, source: str, run_dir: Path, rev: str) -> Harness:
+    repo = HarnessRepo(RunPaths(root=run_dir).workspace)
+    sha = repo.commit_info(rev).sha
+    return Harness(label=label, source=source, repo=repo.path, commit=sha, tree=repo.tree_id(sha))
+
+
+def suite_tasks(root: Path, split: str) -> SuiteTasks:
+    """The tasks of `split` (all, heldout, train) of a suite; a folder without suite.toml is split
+    by hash_split, as `init` does."""
+    if split not in SPLITS:
+        raise EvoError("unknown split", field="split", value=split, hint=f"one of {SPLITS}")
+    own = None if has_split_file(root) else hash_split(task_ids_in(Path(root)))
+    suite = load_suite(root, own)
+    return SuiteTasks(root=suite.root, split=own,
+                      tasks=[t.id for t, s in suite.items() if split in ("all", s)])
+
+
+def plan_eval(eval_id: str, harnesses: list[Harness], models: list[str],
+              suites: list[SuiteTasks], k: int) -> EvalPlan:
+    """Every harness on every model and suite."""
+    arms = [Arm(name=f"{h.label} | {model} | {s.root.name}", label=h.label, harness=h.source,
+                repo=h.repo, commit=h.commit, tree=h.tree, model=model, suite=s.root,
+                split=s.split, tasks=s.tasks, k=k)
+            for s in suites for model in models for h in harnesses]
+    return new_plan(eval_id, arms)
+
+
+def compare_eval(folder: EvalDir, plan: EvalPlan, *, a: str | None = None, b: str | None = None,
+                 confidence: float = 0.95) -> list[TransferRow]:
+    """B against A (default: every other harness against the first) on each model and suite,
+    all intervals holding together at `confidence` (Bonferroni over the comparisons shown)."""
+    labels = list(dict.fromkeys(arm.label for arm in plan.arms))
+    for label in (a, b):
+        if label is not None and label not in labels:
+            raise EvoError("no such harness in this evaluation", field="harness", value=label,
+                           hint=f"its harnesses: {', '.join(labels)}")
+    reference = a or labels[0]
+    counts = arm_counts(folder, plan)
+    pairs = [(group, ref, arm) for group, arms in plan.groups().items()
+             for ref in arms if ref.label == reference
+             for arm in arms if arm.label != reference and b in (None, arm.label)]
+    level = bonferroni(confidence, len(pairs))
+    return [TransferRow(model=model, suite=Path(suite).name, comparison=compare(
+                ref.label, counts[ref.name], arm.label, counts[arm.name], confidence=level))
+            for (model, suite, _), ref, arm in pairs]

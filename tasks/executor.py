@@ -1,0 +1,151 @@
+"""The executor seam: the loop plans a batch of rollout specs (task, harness tree, model, attempt)
+and an executor runs them; the calling process alone writes their result files. `local` runs them
+on this machine's thread pool (runner.py), `ray` on a Ray cluster (ray_executor.py, imported only
+when chosen). What a rollout does is runner.py's; storing results is traces/'."""
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from agent.clients import make_model
+from agent.model import Model
+from tasks.results import RolloutResult, Split, rollout_id
+from tasks.runner import (
+    Planned, SandboxFactory, in_pool, result_base, rollout, write_results,
+)
+from tasks.task import Task
+from workspace.repo import HarnessRepo
+from workspace.spec import LoadedHarness
+from workspace.validate import load_harness
+
+ExecutorKind = Literal["local", "ray"]
+Progress = Callable[[RolloutResult], None]
+
+
+class HarnessTree(BaseModel):
+    """A harness as one commit of a git repository the driver holds: `tree` (git's hash of the
+    content) names what runs and keys caches, `commit` is recorded in each result. Any commit
+    will do (the workspace head, or a probe: a base plus one change), checked out or not."""
+
+    model_config = ConfigDict(frozen=True)
+
+    repo: Path
+    commit: str
+    tree: str
+    checkout: Path | None = None  # a directory holding exactly this tree, on the driver
+
+    @classmethod
+    def at(cls, repo: HarnessRepo, commit: str = "HEAD") -> HarnessTree:
+        """`commit` of `repo`; the workspace itself is its checkout when it is that commit, clean
+        (so local rollouts mount it as before, and errors name its files)."""
+        sha = repo.commit_info(commit).sha
+        checked_out = sha == repo.head() and not repo.is_dirty()
+        return cls(repo=repo.path, commit=sha, tree=repo.tree_id(sha),
+                   checkout=repo.path if checked_out else None)
+
+    def archive(self) -> bytes:
+        return HarnessRepo(self.repo).archive(self.commit)
+
+    def materialise(self, dest: Path) -> Path:
+        """The tree's files under `dest`, readable by a sandbox's own uid."""
+        HarnessRepo(self.repo).export(self.commit, dest)
+        dest.chmod(0o755)
+        return dest
+
+
+class RolloutSpec(BaseModel):
+    """One rollout to run: everything a worker on another machine needs besides the files."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    iteration: int
+    task: Task
+    split: Split
+    attempt: int
+    harness: HarnessTree
+    model: str  # an agent.clients.make_model spec
+
+    @property
+    def rollout_id(self) -> str:
+        return rollout_id(self.iteration, self.task.id, self.attempt)
+
+    def base(self) -> dict:
+        """The fields its result starts from."""
+        return result_base(self.run_id, self.iteration, self.task, self.split, self.attempt,
+                           self.harness.commit)
+
+
+def rollout_specs(plan: Sequence[Planned], *, run_id: str, iteration: int, harness: HarnessTree,
+                  model: str, skip: set[str] | frozenset[str] = frozenset()) -> list[RolloutSpec]:
+    """The specs of a plan (runner.plan_rollouts), less the rollouts in `skip`."""
+    specs = [RolloutSpec(run_id=run_id, iteration=iteration, task=task, split=split,
+                         attempt=attempt, harness=harness, model=model)
+             for task, split, attempt in plan]
+    return [s for s in specs if s.rollout_id not in skip]
+
+
+class Executor(Protocol):
+    def results(self, specs: Sequence[RolloutSpec]) -> Iterator[RolloutResult]:
+        """Each spec's result once, in the order they finish; a failure inside a rollout is an
+        infra_error result, never an exception."""
+        ...
+
+
+def execute(executor: Executor, specs: Sequence[RolloutSpec], out_dir: Path,
+            progress: Progress | None = None) -> list[Path]:
+    """Run `specs` on `executor`; this process writes each result file as it arrives and shows
+    it. Returns the files in spec order."""
+    written = write_results(executor.results(specs), out_dir, progress)
+    return [written[spec.rollout_id] for spec in specs]
+
+
+class LocalExecutor:
+    """Rollouts on this machine: `workers` threads; each harness tree is checked out and loaded,
+    and each model's client made, once per batch."""
+
+    def __init__(self, *, workers: int, rollout_timeout: float | None,
+                 sandbox_factory: SandboxFactory,
+                 model_factory: Callable[[str], Model] | None = None) -> None:
+        self.workers = workers
+        self.rollout_timeout = rollout_timeout
+        self.sandbox_factory = sandbox_factory
+        # The embedded server gets one slot per worker, so each rollout keeps its prompt cache.
+        self.model_factory = model_factory or partial(make_model, workers=workers)
+
+    def results(self, specs: Sequence[RolloutSpec]) -> Iterator[RolloutResult]:
+        with tempfile.TemporaryDirectory(prefix="evo-harness-") as scratch:
+            harnesses = {s.harness.tree: load_tree(s.harness, Path(scratch)) for s in specs}
+            models = {s.model: self.model_factory(s.model) for s in specs}
+
+            def work(spec: RolloutSpec) -> RolloutResult:
+                return rollout(harnesses[spec.harness.tree], models[spec.model], spec.task,
+                               spec.base(), sandbox_factory=self.sandbox_factory,
+                               rollout_timeout=self.rollout_timeout)
+
+            yield from in_pool(specs, work, self.workers)
+
+
+def load_tree(tree: HarnessTree, scratch: Path) -> LoadedHarness:
+    """Validate a harness tree, checked out under `scratch` unless it has a checkout (a
+    ValidationFailed names what is wrong before any rollout runs)."""
+    return load_harness(tree.checkout or tree.materialise(scratch / tree.tree))
+
+
+def make_executor(kind: ExecutorKind, *, workers: int, rollout_timeout: float | None,
+                  unsafe_no_sandbox: bool, ray_address: str | None = None) -> Executor:
+    """The executor a run's config names. Ray is imported only here, only when chosen."""
+    if kind == "ray":
+        from tasks.ray_executor import RayExecutor
+
+        return RayExecutor(address=ray_address, workers=workers,
+                           rollout_timeout=rollout_timeout, unsafe_no_sandbox=unsafe_no_sandbox)
+    from tasks.unsafe import require_sandbox
+
+    return LocalExecutor(workers=workers, rollout_timeout=rollout_timeout,
+                         sandbox_factory=require_sandbox(unsafe_no_sandbox))

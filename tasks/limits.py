@@ -1,0 +1,197 @@
+"""Resource limits of one sandbox: the task's memory, process count and CPUs through a cgroup of
+its own (v1 or v2, when this process may create one), rlimits for each command, the disk used
+under its writable directories (measured by the sandbox's watchdog). The sandbox applies them."""
+from __future__ import annotations
+
+import math
+import os
+import resource
+import signal
+import time
+import uuid
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CPU_PERIOD_US = 100_000
+
+
+class Limits(BaseModel):
+    """Per-sandbox limits; output beyond `output_bytes` keeps head and tail only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    nproc: int = 256
+    memory_mb: int = 2048  # all of the sandbox's processes and its /tmp together (cgroup)
+    fsize_mb: int = 256  # one file
+    storage_mb: int = 10240  # everything under /app (the watchdog)
+    max_files: int = 200_000  # entries under /app: a million empty files fill a disk's inodes
+    cpus: float = 1.0
+    output_bytes: int = 32_000
+    hard_output_bytes: int = 8_000_000  # past this the command is killed (endless output)
+
+
+def rlimits(limits: Limits) -> list[tuple[int, int]]:
+    """Per-process limits: address space, one file's size (never above the disk cap), no cores."""
+    fsize = min(limits.fsize_mb, limits.storage_mb) << 20
+    return [(resource.RLIMIT_AS, limits.memory_mb << 20), (resource.RLIMIT_FSIZE, fsize),
+            (resource.RLIMIT_CORE, 0)]
+
+
+def cpu_set(cpus: float) -> set[int]:
+    """The first ceil(cpus) CPUs this process may use: the fallback when no cgroup caps CPU time."""
+    allowed = sorted(os.sched_getaffinity(0))
+    return set(allowed[:max(1, math.ceil(cpus))])
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(value)
+
+
+class Cgroup:
+    """A cgroup per sandbox capping memory (its tmpfs pages included), processes and CPU time.
+
+    cgroup v2 when the unified hierarchy has the memory controller, else v1's memory, pids and cpu
+    hierarchies. `create` returns None where this process may not make one (not root, or a
+    read-only /sys/fs/cgroup): the README says what is then left."""
+
+    def __init__(self, dirs: dict[str, Path], v2: bool) -> None:
+        self.dirs = dirs  # controller -> directory ("unified" for v2)
+        self.v2 = v2
+
+    @classmethod
+    def create(cls, limits: Limits) -> "Cgroup | None":
+        name = f"evo-{uuid.uuid4().hex[:12]}"
+        try:
+            group = cls._make_v2(name) if _has_v2_memory() else cls._make_v1(name)
+        except OSError:
+            return None
+        if group is None:
+            return None
+        try:
+            group._apply(limits)
+        except OSError:
+            group.remove()
+            return None
+        return group
+
+    @classmethod
+    def _make_v2(cls, name: str) -> "Cgroup":
+        parent = CGROUP_ROOT / "evoharness"
+        parent.mkdir(exist_ok=True)
+        for level in (CGROUP_ROOT, parent):
+            _write(level / "cgroup.subtree_control", "+memory +pids +cpu")
+        (parent / name).mkdir()
+        return cls({"unified": parent / name}, v2=True)
+
+    @classmethod
+    def _make_v1(cls, name: str) -> "Cgroup | None":
+        if not (CGROUP_ROOT / "memory" / "memory.limit_in_bytes").exists():
+            return None
+        dirs = {}
+        for controller in ("memory", "pids", "cpu"):
+            if (CGROUP_ROOT / controller / "cgroup.procs").exists():
+                path = CGROUP_ROOT / controller / "evoharness" / name
+                path.mkdir(parents=True)
+                dirs[controller] = path
+        return cls(dirs, v2=False)
+
+    def _apply(self, limits: Limits) -> None:
+        memory = str(limits.memory_mb << 20)
+        quota = str(max(1000, int(limits.cpus * CPU_PERIOD_US)))
+        if self.v2:
+            d = self.dirs["unified"]
+            _write(d / "memory.max", memory)
+            if (d / "memory.swap.max").exists():
+                _write(d / "memory.swap.max", "0")
+            _write(d / "pids.max", str(limits.nproc))
+            _write(d / "cpu.max", f"{quota} {CPU_PERIOD_US}")
+            return
+        _write(self.dirs["memory"] / "memory.limit_in_bytes", memory)
+        if (swap := self.dirs["memory"] / "memory.memsw.limit_in_bytes").exists():
+            _write(swap, memory)
+        if "pids" in self.dirs:
+            _write(self.dirs["pids"] / "pids.max", str(limits.nproc))
+        if "cpu" in self.dirs:
+            _write(self.dirs["cpu"] / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+            _write(self.dirs["cpu"] / "cpu.cfs_quota_us", quota)
+
+    @property
+    def caps_cpu(self) -> bool:
+        return self.v2 or "cpu" in self.dirs
+
+    def join(self) -> None:
+        """Move the calling process in (run in the child between fork and exec)."""
+        pid = str(os.getpid())
+        for path in self.dirs.values():
+            _write(path / "cgroup.procs", pid)
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for path in self.dirs.values():
+            try:
+                found |= {int(p) for p in (path / "cgroup.procs").read_text().split()}
+            except OSError:
+                continue
+        return found
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel killed for going over the memory cap so far."""
+        events = (self.dirs["unified"] / "memory.events" if self.v2
+                  else self.dirs["memory"] / "memory.oom_control")
+        for line in events.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
+
+    def kill_all(self, patience: float = 10.0) -> int:
+        """SIGKILL every process in the cgroup until none is left (or `patience` runs out)."""
+        killed: set[int] = set()
+        deadline = time.monotonic() + patience
+        while (pids := self.pids()) and time.monotonic() < deadline:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.add(pid)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.02)  # the kernel tears processes down asynchronously
+        return len(killed)
+
+    def remove(self) -> None:
+        self.kill_all()
+        for path in self.dirs.values():
+            try:
+                path.rmdir()
+            except OSError:
+                pass  # still busy after the patience above: the kernel frees it when empty
+
+
+def _has_v2_memory() -> bool:
+    controllers = CGROUP_ROOT / "cgroup.controllers"
+    return controllers.exists() and "memory" in controllers.read_text().split()
+
+
+def disk_usage(paths: list[Path], max_files: int) -> tuple[int, int]:
+    """(bytes, entries) under `paths`, links not followed; a sparse file counts at its full size
+    (a copy of it would be). Stops counting past `max_files` entries."""
+    total, count = 0, 0
+    stack = [str(p) for p in paths]
+    while stack and count <= max_files:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue  # vanished or unreadable: the next look will see
+        for entry in entries:
+            count += 1
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            total += max(info.st_size, info.st_blocks * 512)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+    return total, count

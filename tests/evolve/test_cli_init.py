@@ -1,0 +1,89 @@
+"""`evoharness init` through the CLI: the default model follows OLLAMA_HOST as the README says,
+`--subset demo` takes the suite's demo tasks, and the unsafe flag is recorded for the loop."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evolve.cli import main
+from evolve.run import open_run
+from tasks.split import hash_split
+from tasks.task import load_suite
+from tests.fixtures.suites import write_suite
+
+SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
+
+
+def _init(run_dir: Path, *args: str) -> dict:
+    with pytest.raises(SystemExit) as exited:
+        main(["init", str(run_dir), *args])
+    assert exited.value.code == 0
+    return yaml.safe_load((run_dir / "run.yaml").read_text())
+
+
+@pytest.mark.parametrize("host, args, expected", [
+    (None, [], "embedded"),
+    ("http://127.0.0.1:11434", [], "ollama:qwen2.5-coder:1.5b"),
+    ("http://127.0.0.1:11434", ["--model", "embedded-small"], "embedded-small"),
+])
+def test_default_model_follows_ollama_host(tmp_path, monkeypatch, host, args, expected):
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    if host:
+        monkeypatch.setenv("OLLAMA_HOST", host)
+    config = _init(tmp_path / "run", "--subset", "demo", *args)
+    assert config["model"] == expected
+    assert config.get("evolve_model") is None  # the evolve agent uses the same model
+
+
+def test_subset_demo_takes_the_suites_demo_tasks_and_its_held_out_tasks_for_the_exam(tmp_path):
+    config = _init(tmp_path / "run", "--subset", "demo")
+    suite = load_suite(SUITE)
+    assert config["task_ids"] == suite.demo + suite.demo_heldout
+    assert len(suite.demo) == 4 and len(suite.demo_heldout) == 3
+    assert set(suite.demo_heldout) <= set(suite.heldout)
+    assert "split" not in config  # suite.toml's split applies
+
+
+def test_a_folder_without_suite_toml_gets_a_stated_hash_split_kept_in_run_yaml(tmp_path, capsys):
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+    folder = write_suite(tmp_path / "mine", words, [], split_file=False)
+    ids = sorted(f"write-{w}" for w in words)  # the folder's order
+
+    config = _init(tmp_path / "run", "--tasks", str(folder), "--model", "scripted:done")
+
+    split = hash_split(ids)
+    assert config["split"] == split.model_dump() and len(split.heldout) == 2  # a quarter of 8
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"held out 2 of 8 tasks" in said and ", ".join(split.heldout) in said
+    assert "sha256" in said and "run.yaml" in said
+    with open_run(tmp_path / "run") as run:  # a reopened run keeps the split
+        assert run.heldout_ids == split.heldout and run.train_ids == split.train
+
+
+@pytest.mark.parametrize("heldout, expected", [
+    ("0.5", lambda ids: hash_split(ids, 0.5).heldout),
+    ("write-beta,write-alpha", lambda ids: ["write-alpha", "write-beta"]),
+])
+def test_heldout_overrides_the_default_split(tmp_path, heldout, expected):
+    folder = write_suite(tmp_path / "mine", ["alpha", "beta", "gamma", "delta"], [],
+                         split_file=False)
+    ids = [f"write-{w}" for w in ["alpha", "beta", "delta", "gamma"]]
+    config = _init(tmp_path / "run", "--tasks", str(folder), "--model", "scripted:done",
+                   "--heldout", heldout)
+    assert config["split"]["heldout"] == expected(ids)
+
+
+def test_heldout_naming_an_unknown_task_is_refused(tmp_path, capsys):
+    folder = write_suite(tmp_path / "mine", ["alpha", "beta"], [], split_file=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["init", str(tmp_path / "run"), "--tasks", str(folder), "--heldout", "write-ghost"])
+    assert exited.value.code == 2
+    assert "heldout" in capsys.readouterr().err and not (tmp_path / "run").exists()
+
+
+def test_unsafe_flag_is_recorded_for_the_loop(tmp_path):
+    assert _init(tmp_path / "safe", "--subset", "demo").get("unsafe_no_sandbox") is False
+    config = _init(tmp_path / "unsafe", "--subset", "demo", "--unsafe-no-sandbox")
+    assert config["unsafe_no_sandbox"] is True

@@ -1,0 +1,84 @@
+"""evolve/compare.py: the paired comparison's numbers by hand, its floor at the rollouts' noise,
+the verdict words, and its false-"better" rate on simulated equal harnesses."""
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from evolve.compare import bonferroni, compare
+from manifests.noise import TaskCounts
+
+T_3_975 = 3.182446305284263  # Student's t, 3 degrees of freedom, 97.5th percentile
+
+
+def counts(*pairs: tuple[int, int]) -> dict[str, TaskCounts]:
+    return {f"t{i}": TaskCounts(passes=p, total=n) for i, (p, n) in enumerate(pairs)}
+
+
+def test_mean_and_interval_by_hand_when_the_tasks_spread_more_than_the_rollouts():
+    a = counts((1, 4), (2, 4), (1, 4), (2, 4))
+    b = counts((3, 4), (2, 4), (3, 4), (1, 4))
+    result = compare("A", a, "B", b, confidence=0.95)
+    diffs = [0.5, 0, 0.5, -0.25]
+    mean = sum(diffs) / 4
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / 3)
+    assert result.mean == pytest.approx(0.1875)
+    assert result.se == pytest.approx(sd / 2)  # above the rollout floor here
+    assert result.lo == pytest.approx(mean - T_3_975 * sd / 2)
+    assert result.hi == pytest.approx(mean + T_3_975 * sd / 2)
+    assert result.verdict == "no difference shown"
+    assert result.sentence() == (f"no difference shown: +18.8 points [{100 * result.lo:+.1f}, "
+                                 f"{100 * result.hi:+.1f}] (95% interval, 4 tasks)")
+
+
+def test_identical_moves_still_get_the_rollouts_noise_not_a_zero_width_interval():
+    a = counts(*[(0, 4)] * 4)
+    b = counts(*[(4, 4)] * 4)  # every task from 0/4 to 4/4: the spread over tasks is 0
+    result = compare("A", a, "B", b, confidence=0.95)
+    adjusted = 2 * (1 / 6) * (5 / 6) / 6  # Agresti-Caffo per task, both sides
+    floor = math.sqrt(4 * adjusted) / 4
+    assert result.se == pytest.approx(floor)
+    assert result.lo == pytest.approx(1 - T_3_975 * floor) and result.hi == 1.0
+    assert result.verdict == "better" and 0 < result.lo < 1
+    assert result.sentence().startswith("better by +100.0 points [")
+
+
+def test_a_drop_is_worse_and_one_task_is_too_few():
+    result = compare("A", counts(*[(4, 4)] * 5), "B", counts(*[(0, 4)] * 5), confidence=0.95)
+    assert result.verdict == "worse" and result.hi < 0
+    alone = compare("A", counts((0, 4)), "B", counts((4, 4)), confidence=0.95)
+    assert alone.verdict == "too few tasks" and alone.lo is None
+    assert alone.sentence() == "too few tasks to say (1 paired)"
+
+
+def test_tasks_one_side_did_not_score_are_named_not_paired():
+    a = {"x": TaskCounts(passes=1, total=2), "y": TaskCounts(passes=1, total=2)}
+    b = {"x": TaskCounts(passes=2, total=2), "z": TaskCounts(passes=2, total=2)}
+    result = compare("A", a, "B", b, confidence=0.9)
+    assert [p.task_id for p in result.tasks] == ["x"] and result.unpaired == ["y", "z"]
+
+
+def test_bonferroni_splits_the_error_rate():
+    assert bonferroni(0.95, 2) == pytest.approx(0.975)
+    assert bonferroni(0.95, 1) == bonferroni(0.95, 0) == pytest.approx(0.95)
+    wide = compare("A", counts(*[(1, 4)] * 5), "B", counts(*[(3, 4)] * 5), confidence=0.975)
+    narrow = compare("A", counts(*[(1, 4)] * 5), "B", counts(*[(3, 4)] * 5), confidence=0.95)
+    assert wide.hi - wide.lo > narrow.hi - narrow.lo
+
+
+def test_equal_harnesses_are_rarely_called_better():
+    """400 simulated pairs of equal harnesses (7 tasks, k = 4, pass probabilities 0.05-0.95): a
+    95% two-sided interval calls B better at most 2.5% of the time in expectation; allowed: 2.5%
+    plus three binomial standard errors (2.3 points). benchmarks/exam.py measured 1.1% over 2000."""
+    rng = random.Random(7)
+    better = 0
+    for _ in range(400):
+        p = [rng.uniform(0.05, 0.95) for _ in range(7)]
+        a = {f"t{i}": TaskCounts(passes=sum(rng.random() < q for _ in range(4)), total=4)
+             for i, q in enumerate(p)}
+        b = {f"t{i}": TaskCounts(passes=sum(rng.random() < q for _ in range(4)), total=4)
+             for i, q in enumerate(p)}
+        better += compare("A", a, "B", b, confidence=0.95).verdict == "better"
+    assert better / 400 <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / 400)

@@ -1,0 +1,89 @@
+"""The improvement library (evolve/library) across two runs on the scripted model (a TEST DOUBLE:
+tests/fixtures/e2e_agents.py): a change kept in one run is filed, offered to the evolve agent of a
+second run on another suite and model (only then does its script apply it), applied, judged by
+the same loop, and the library records where it held and where it did not."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+import pytest
+from typer.testing import CliRunner
+
+from evolve.cli import app
+from evolve.config import RunConfig, StopRules
+from evolve.library.store import Library
+from evolve.loop import evolve
+from evolve.run import init_run, read_run
+from tests.fixtures.e2e_agents import (
+    HELPFUL_RULE, action, agents, change, done, evolve_rule, solve_rule, write_script,
+)
+from tests.fixtures.suites import write_suite
+from workspace.repo import HarnessRepo
+
+OTHER_RULE = "Read the whole instruction twice before acting."
+
+
+def make_run(root: Path, suite: Path, model: str, library: Path) -> Path:
+    config = RunConfig(run_id=root.name, tasks=suite, model=model, k=1, workers=2,
+                       rollout_timeout=60, calibration=False, library=library,
+                       stop=StopRules(iterations=1))
+    return init_run(root, config).root
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args), terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.slow
+def test_a_kept_change_is_filed_offered_applied_on_another_suite_and_its_revert_recorded(
+        tmp_path: Path) -> None:
+    library = tmp_path / "library"
+    first_suite = write_suite(tmp_path / "suite-one", ["alpha", "beta"], ["gamma"])
+    first = make_run(tmp_path / "first", first_suite, agents(
+        tmp_path / "model-one.yaml", [change(HELPFUL_RULE, ["write-alpha", "write-beta"]), done()],
+        solves_with=[HELPFUL_RULE]), library)
+    evolve(first, iterations=None, resume=False, say=lambda _: None)
+
+    filed = cli("library", "add", str(first))
+
+    [entry] = Library(library).entries()
+    assert f"added {entry.id}" in filed
+    assert entry.edits == [{"op": "append_rule", "text": HELPFUL_RULE}]
+    assert entry.cue.signature == ["fail/done"] and entry.cue.tasks == ["write-alpha",
+                                                                        "write-beta"]
+    [kept] = entry.trials
+    assert (kept.decision, kept.applied, kept.suite) == ("keep", False, "suite-one")
+    numbers = kept.numbers
+    assert numbers.effect == 1.0 and numbers.rollouts == 4 and numbers.verdict == "effective"
+    # Two predicted tasks at k = 1: an interval exists, and is as wide as one degree of freedom says.
+    assert (numbers.lo, numbers.hi, numbers.confidence) == (-1.0, 1.0, 0.95)
+    assert HELPFUL_RULE in Library(library).diff(entry.id)
+
+    # A second run: another suite, and a code agent this rule does not help.
+    second_suite = write_suite(tmp_path / "suite-two", ["omega", "sigma"], ["kappa"])
+    applies = change(HELPFUL_RULE, ["write-omega"], library_entry=entry.id)
+    second = make_run(tmp_path / "second", second_suite, write_script(
+        tmp_path / "model-two.yaml",
+        [evolve_rule([action("library", entry=entry.id), applies, done()], also_has=[entry.id]),
+         solve_rule(has=[OTHER_RULE])]), library)
+    evolve(second, iterations=None, resume=False, say=lambda _: None)
+
+    [record] = read_run(second)[1].changes()
+    assert record.decision == "revert"  # judged by the loop like any other change
+    commit = HarnessRepo(second / "workspace").commit_info(record.entry.commit)
+    assert commit.trailers["Library-Entry"] == entry.id
+
+    assert f"{entry.id}: revert" in cli("library", "add", str(second))
+    entry = Library(library).entry(entry.id)
+    assert [(t.run_id, t.decision, t.applied, t.suite) for t in entry.trials] == [
+        ("first", "keep", False, "suite-one"), ("second", "revert", True, "suite-two")]
+    assert entry.trials[1].model.endswith("model-two.yaml")
+    listed = cli("library", "list", str(library))
+    assert "kept 1x" in listed and "reverted 1x" in listed and "on suite-two (second)" in listed
+    assert "## Diff" in cli("library", "show", str(library), entry.id)
+    cli("library", "add", str(second))  # filing again adds nothing
+    assert len(Library(library).entry(entry.id).trials) == 2
+    assert len(list(git.Repo(library).iter_commits())) == 2

@@ -1,0 +1,63 @@
+"""`evoharness eval` and `compare` (evolve/transfer.py, evolve/evaluation.py) on the scripted model
+(a TEST DOUBLE: tests/fixtures/e2e_agents.py): a run's seed and final commits and a plain harness
+directory, on a folder of tasks without suite.toml, then their paired differences."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from evolve.cli import app
+from evolve.config import RunConfig
+from evolve.evaluation import EvalDir
+from evolve.report.build import render_report
+from evolve.report.data import collect
+from evolve.run import init_run, open_run
+from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
+from tests.fixtures.suites import write_suite
+from workspace.edits import apply_edits, parse_edits
+from workspace.repo import SEED_DIR
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args), terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_eval_a_runs_commits_and_a_directory_then_compare_them(tmp_path: Path) -> None:
+    model = write_script(tmp_path / "s.yaml", [solve_rule(has=[HELPFUL_RULE])])
+    tasks = write_suite(tmp_path / "tasks", ["alpha", "beta", "gamma", "delta"], [],
+                       split_file=False)
+    run_dir = init_run(tmp_path / "run", RunConfig(run_id="run", tasks=tasks, model=model,
+                                                   split={"train": ["write-alpha"],
+                                                          "heldout": ["write-beta"]})).root
+    with open_run(run_dir, command="test") as run:  # the final harness: the seed plus the rule
+        apply_edits(run.repo, parse_edits([{"op": "append_rule", "text": HELPFUL_RULE}]))
+        run.repo.commit_change("rule", change_id="c1", component="system_prompt")
+    out = run_dir / "evals" / "small"  # kept with the run: its report shows it
+    options = ["--harness", f"seed={run_dir}@seed", "--harness", f"final={run_dir}",
+               "--harness", f"plain={SEED_DIR}", "--model", model, "--tasks", str(tasks), "-k", "2"]
+
+    shown = cli("eval", str(out), *options)
+
+    assert "no suite.toml, split by a stable hash" in shown
+    assert len(list(EvalDir(out).rollouts.glob("*.json"))) == 3 * 4 * 2
+    rows = json.loads(cli("compare", str(out), "--json"))
+    by_harness = {r["comparison"]["b"]: r["comparison"] for r in rows}
+    assert set(by_harness) == {"final", "plain"}
+    assert {r["comparison"]["a"] for r in rows} == {"seed"}  # the reference: the first harness
+    final = by_harness["final"]
+    assert final["verdict"] == "better" and final["lo"] > 0 and len(final["tasks"]) == 4
+    assert final["confidence"] == 0.975  # two comparisons shown: Bonferroni
+    assert by_harness["plain"]["verdict"] == "no difference shown"  # the seed, from a folder
+    only = json.loads(cli("compare", str(out), "--a", "seed", "--b", "final", "--json"))
+    assert [(r["comparison"]["a"], r["comparison"]["b"], r["comparison"]["confidence"])
+            for r in only] == [("seed", "final", 0.95)]
+    # Run again: the plan is resumed and nothing is run twice.
+    assert "0 rollouts run" in cli("eval", str(out), *options)
+    html = render_report(collect(run_dir))
+    assert '<h2 id="transfer">Transfer</h2>' in html and "<h3>small</h3>" in html
+    assert re.search(r'id="fig-comparisons" data-points="2"', html)

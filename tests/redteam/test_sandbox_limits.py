@@ -1,0 +1,276 @@
+"""Attacks on the host through a rollout, driven by a scripted agent through the runner with the
+real sandbox: reading the host's secrets from the sandbox's own processes, exhausting memory,
+disk or CPU, reaching the host's services with allow_internet, leaving state for later commands.
+Each must be contained, reported and leave the rollout recorded. Cgroup, network-namespace and
+uid tests need root (as CI runs); the README says what a non-root user gets instead."""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tasks.limits import Cgroup, Limits
+from tasks.sandbox import BwrapSandbox
+
+from .verifier_rollout import attack, user_task
+
+KEY = "sk-evo-redteam-4b1d"
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="cgroups and namespaces need root here")
+PASS_TEST_SH = "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n"
+
+
+def limited_task(tmp_path, **environment):
+    """hello-world with other [environment] values (e.g. memory_mb=256)."""
+    defaults = {"cpus": "1", "memory_mb": "2048", "storage_mb": "10240"}
+    replace = {f"{k} = {defaults[k]}": f"{k} = {v}" for k, v in environment.items() if k in defaults}
+    extra = "".join(f"{k} = {v}\n" for k, v in environment.items() if k not in defaults)
+    if extra:
+        replace["[environment]\n"] = "[environment]\n" + extra
+    return user_task(tmp_path, test_sh=PASS_TEST_SH, replace=replace)
+
+
+@pytest.mark.parametrize("privileged", [True, False], ids=["as root", "as a user (laptop)"])
+def test_no_api_key_reaches_the_sandbox(tmp_path, monkeypatch, privileged):
+    """bwrap itself starts with a minimal environment: the key is neither in the command's
+    environment nor in /proc/1/environ (bwrap's init), which a non-root user's sandbox can read."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setattr("tasks.sandbox.privileged", lambda: privileged)
+    task = user_task(tmp_path, test_sh=PASS_TEST_SH)
+    result, [environ, env] = attack(tmp_path, task, "tr '\\0' '\\n' < /proc/1/environ",
+                                    "env; cat /proc/self/environ")
+    assert KEY not in result.model_dump_json()
+    if not privileged:  # readable there: it must hold only what the sandbox gave bwrap
+        assert "PATH=/usr/bin:/bin" in environ and "OPENAI" not in environ, environ
+    assert "HOME=/tmp" in env and "OPENAI" not in env
+
+
+@needs_root
+def test_many_processes_together_are_held_to_the_memory_cap(tmp_path):
+    """Each process stays under RLIMIT_AS; the cgroup caps their sum (256 MB): at least two of four
+    100 MB processes are killed."""
+    task = limited_task(tmp_path, memory_mb=256)
+    hog = "python3 -c 'import time; b = bytearray(100 << 20); b[::4096] = b\"x\" * len(b[::4096]); time.sleep(20)'"
+    result, [out] = attack(tmp_path, task, f"for i in 1 2 3 4; do ({hog}; echo rc=$?) & done; wait")
+    assert out.count("rc=137") >= 2, out
+    assert result.outcome.value == "pass"  # the rollout goes on to an ordinary verification
+
+
+@needs_root
+def test_tmp_is_capped_and_counted(tmp_path):
+    task = limited_task(tmp_path, memory_mb=256)
+    result, [out, later] = attack(
+        tmp_path, task,
+        "for i in 1 2 3 4; do head -c 100M /dev/zero > /tmp/f$i || echo full; done; du -sm /tmp",
+        "ls /tmp | wc -l")
+    found = re.search(r"^(\d+)\s+/tmp", out, re.M)
+    assert found, out
+    used = int(found.group(1))
+    assert "full" in out and used <= 256 // 2, out  # half the memory, the rest for processes
+    assert later.split("[exit")[0].strip() == "0"  # a fresh /tmp for the next command
+
+
+@needs_root
+def test_filling_app_stops_at_the_storage_cap(tmp_path):
+    """storage_mb = 64: a command writing 5 MB every 50 ms (500 MB if let run) is killed by the
+    watchdog, which looks every second: /app ends far below what the loop would write (the
+    margin: a second of writing, at most ~100 MB at this pace, on top of the cap)."""
+    task = limited_task(tmp_path, storage_mb=64)
+    result, [out, size] = attack(
+        tmp_path, task,
+        "for i in $(seq 100); do head -c 5M /dev/zero > /app/f$i; sleep 0.05; done; echo finished",
+        "du -sm /app")
+    assert "finished" not in out
+    used = int(size.split()[0])
+    assert 64 <= used < 300, size
+
+
+@needs_root
+def test_a_file_count_bomb_stops_at_the_file_cap(tmp_path):
+    (tmp_path / "app").mkdir()
+    box = BwrapSandbox(tmp_path / "app", limits=Limits(max_files=2000))
+    try:
+        done = box.exec("for i in $(seq 100000); do : > /app/f$i; done; echo finished", timeout=300)
+    finally:
+        box.close()
+    assert done.exit_reason == "disk_limit" and "finished" not in done.output
+
+
+@needs_root
+def test_cpus_cap_the_cpu_time(tmp_path):
+    """cpus = 0.1: a 2-second busy loop gets at most ~0.2 s of CPU from the cgroup quota. The
+    bound of 1 s leaves a 5x margin; a missing quota shows unless the machine gives the loop
+    under half a core."""
+    task = limited_task(tmp_path, cpus="0.1")
+    result, [out] = attack(tmp_path, task,
+                           "timeout 2 sh -c 'while :; do :; done'; "
+                           "python3 -c 'import resource as r; u = r.getrusage(r.RUSAGE_CHILDREN); "
+                           "print(\"cpu\", u.ru_utime + u.ru_stime)'")
+    assert 0 <= float(re.search(r"cpu ([\d.]+)", out).group(1)) < 1.0, out
+
+
+def test_tmp_and_home_do_not_outlive_a_command(tmp_path):
+    task = user_task(tmp_path, test_sh=PASS_TEST_SH)
+    _, [_, seen] = attack(tmp_path, task, "echo x > /tmp/left; echo 'echo hi' > ~/.bashrc",
+                          "find /tmp ~ -mindepth 1 | wc -l")
+    assert seen.split("[exit")[0].strip() == "0"
+
+
+@needs_root
+def test_the_agent_runs_as_its_user_and_the_verifier_as_another(tmp_path):
+    test_sh = ('#!/bin/bash\n[ "$(id -u)" != "$(cat /app/agent_uid)" ] && [ "$(whoami)" != agent ] '
+               '&& [ "$(stat -c %u /app)" = "$(id -u)" ] && echo 1 > /logs/verifier/reward.txt\n')
+    task = user_task(tmp_path, test_sh=test_sh, replace={"[agent]\n": '[agent]\nuser = "agent"\n'})
+    result, [who] = attack(tmp_path, task, "whoami; id -u > /app/agent_uid; id -u")
+    assert who.startswith("agent\n") and int(who.split()[1]) != 0
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
+
+
+def test_a_separate_verifier_sees_only_the_declared_artifacts(tmp_path):
+    test_sh = ('#!/bin/bash\n[ -f /app/out.txt ] && [ ! -e /app/evil.py ] && [ ! -e /app/fifo ] '
+               '&& echo 1 > /logs/verifier/reward.txt\n')
+    task = user_task(tmp_path, test_sh=test_sh, toml='[verifier.env]\nX = "1"\n',
+                     replace={"[verifier]\n": '[verifier]\nenvironment_mode = "separate"\n',
+                              'version = "1.0"\n': 'version = "1.0"\nartifacts = ["/app/out.txt", "/app/fifo"]\n'})
+    result, _ = attack(tmp_path, task, "echo ok > out.txt; echo 'import os' > evil.py; mkfifo fifo")
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
+    assert "artifact entries refused" in result.verifier_tail  # the FIFO
+
+
+# allow_internet: out through slirp4netns, never to the host's own services.
+
+@pytest.fixture
+def host_listener():
+    """A TCP server on the host's loopback and an abstract UNIX socket, counting connections."""
+    seen: list[str] = []
+    tcp = socket.create_server(("127.0.0.1", 0))
+    unix = socket.socket(socket.AF_UNIX)
+    name = f"\0evo-redteam-{uuid.uuid4().hex[:8]}"
+    unix.bind(name)
+    for server in (tcp, unix):
+        server.listen()
+        threading.Thread(target=lambda s=server: _accept(s, seen), daemon=True).start()
+    yield tcp.getsockname()[1], name[1:], seen
+    tcp.close()
+    unix.close()
+
+
+def _accept(server: socket.socket, seen: list[str]) -> None:
+    try:
+        while True:
+            conn, _ = server.accept()
+            seen.append("connected")
+            conn.close()
+    except OSError:
+        return
+
+
+@needs_root
+def test_internet_does_not_open_the_hosts_loopback_or_abstract_sockets(tmp_path, host_listener):
+    port, abstract, seen = host_listener
+    task = limited_task(tmp_path, allow_internet="true")
+    probe = ("python3 - <<'EOF'\nimport socket\n"
+             f"for host in ('127.0.0.1', '10.0.2.2'):\n"
+             f"    try:\n        socket.create_connection((host, {port}), timeout=3); print('reached', host)\n"
+             "    except OSError as e:\n        print('blocked', host, type(e).__name__)\n"
+             "s = socket.socket(socket.AF_UNIX)\n"
+             f"try:\n    s.connect('\\0{abstract}'); print('reached abstract')\n"
+             "except OSError as e:\n    print('blocked abstract', type(e).__name__)\nEOF")
+    result, [_, out] = attack(tmp_path, task, "cat /proc/net/dev", probe)
+    assert "reached" not in out and out.count("blocked") == 3, out
+    assert seen == []
+    assert result.outcome.value == "pass", (result.exit_reason, result.verifier_tail[-500:])
+
+
+@pytest.fixture
+def outside_server(tmp_path):
+    """A stand-in for the internet: an HTTP server in a network namespace of its own, reached
+    from the host's namespace over a veth pair (this machine has no internet)."""
+    ns = f"evo-rt-{uuid.uuid4().hex[:6]}"
+    veth = f"evo{uuid.uuid4().hex[:6]}"
+    (tmp_path / "www").mkdir()
+    (tmp_path / "www" / "index.html").write_text("hello from outside\n")
+    setup = [["ip", "netns", "add", ns],
+             ["ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns],
+             ["ip", "addr", "add", "10.231.7.1/30", "dev", veth], ["ip", "link", "set", veth, "up"],
+             ["ip", "-n", ns, "addr", "add", "10.231.7.2/30", "dev", "eth0"],
+             ["ip", "-n", ns, "link", "set", "eth0", "up"], ["ip", "-n", ns, "link", "set", "lo", "up"]]
+    server = None
+    try:
+        for command in setup:
+            subprocess.run(command, check=True, capture_output=True)
+        server = subprocess.Popen(["ip", "netns", "exec", ns, "python3", "-m", "http.server",
+                                   "8080", "--bind", "10.231.7.2", "-d", str(tmp_path / "www")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_listening("10.231.7.2", 8080, server)
+        yield "http://10.231.7.2:8080/index.html"
+    finally:
+        if server is not None:
+            server.kill()
+            server.wait()
+        subprocess.run(["ip", "link", "del", veth], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def _wait_listening(host: str, port: int, server: subprocess.Popen) -> None:
+    for _ in range(600):  # a safety net: the server is normally up in well under a second
+        assert server.poll() is None, "the stand-in server died"
+        try:
+            socket.create_connection((host, port), timeout=1).close()
+            return
+        except OSError:
+            threading.Event().wait(0.05)
+    raise AssertionError("the stand-in server never listened")
+
+
+@needs_root
+def test_internet_reaches_an_outside_server(tmp_path, outside_server):
+    task = limited_task(tmp_path, allow_internet="true")
+    fetch = f"python3 -c \"import urllib.request as u; print(u.urlopen('{outside_server}', timeout=10).read())\""
+    _, [out] = attack(tmp_path, task, fetch)
+    assert "hello from outside" in out, out
+
+
+@needs_root
+def test_without_internet_the_outside_server_is_unreachable(tmp_path, outside_server):
+    task = user_task(tmp_path, test_sh=PASS_TEST_SH)
+    fetch = f"python3 -c \"import urllib.request as u; print(u.urlopen('{outside_server}', timeout=5).read())\""
+    _, [out] = attack(tmp_path, task, fetch)
+    assert "hello from outside" not in out and "unreachable" in out, out
+
+
+@needs_root
+def test_each_commands_cgroup_goes_with_it(tmp_path, monkeypatch):
+    made, create = [], Cgroup.create
+
+    def recording(limits):
+        made.append(create(limits))
+        return made[-1]
+    monkeypatch.setattr("tasks.sandbox.Cgroup.create", recording)
+    box = BwrapSandbox(tmp_path, limits=Limits(memory_mb=128))
+    try:
+        box.exec("sleep 300 & echo started", timeout=20)
+    finally:
+        box.close()
+    [group] = made
+    assert group is not None, "as root on this machine a cgroup must be made"
+    assert not any(d.exists() for d in group.dirs.values())
+    assert (group.dirs["memory"] if not group.v2 else group.dirs["unified"]).parent.exists()
+
+
+@needs_root
+def test_every_internet_command_gets_its_network(tmp_path):
+    """slirp4netns attaches only once bwrap has set up the namespace's loopback: attaching earlier
+    failed about one command in six ("loopback: Failed RTM_NEWADDR"), so 40 in a row all passing
+    by luck would have had odds of about 1 in 3,000 (0.82 ** 40)."""
+    box = BwrapSandbox(tmp_path, allow_internet=True)
+    try:
+        reasons = [box.exec("true", timeout=60).exit_reason for _ in range(40)]
+    finally:
+        box.close()
+    assert set(reasons) == {"exited"}, reasons

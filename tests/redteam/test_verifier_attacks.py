@@ -1,0 +1,286 @@
+"""Attacks on the reward, as an agent (or an evolved harness teaching it) would try them, each
+driven through the runner with a scripted agent and the real sandbox and verifier: shadowing the
+verifier's code from /app, agent code forging the reward while the tests run it, special files in
+place of the reward read by the host, shell text in verifier.env. Each must end as an ordinary
+failed rollout with every event recorded, and leak nothing of the host."""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from evoharness.errors import ValidationFailed
+from tasks.reward import read_reward
+from tasks.task import load_task
+
+from .verifier_rollout import FIXTURES, attack, contained, suite_task, user_task
+
+SECRET = "evo-host-secret-7f3a"  # a string only the host's files hold
+
+
+def fake_module(name: str, body: str = "import os; os._exit(0)") -> str:
+    return f"printf '%s\\n' '{body}' > /app/{name}"
+
+
+# The issue's reproduction (a fake pytest in /app) and other ways to change which code the
+# verifier's interpreter runs. Each was checked to pass (reward 1) before the fix, where noted.
+SHADOWS = {
+    "fake pytest module (issue 15's reproduction)": fake_module("pytest.py", 'print("pass")'),
+    "stdlib module shadowed": fake_module("re.py") + "; " + fake_module("pathlib.py"),
+    "pytest's own package shadowed": "mkdir -p /app/_pytest && " + fake_module("_pytest/__init__.py"),
+    "sitecustomize and usercustomize": fake_module("sitecustomize.py") + "; "
+                                       + fake_module("usercustomize.py"),
+    "a .pth file in /app": fake_module("evil.pth", "import os; os._exit(0)"),
+    "conftest.py forcing success": (
+        "printf 'import pytest\\n@pytest.hookimpl(trylast=True)\\ndef pytest_sessionfinish("
+        "session, exitstatus):\\n    session.exitstatus = 0\\n' > /app/conftest.py"),
+    "pytest.ini with collect-only": "printf '[pytest]\\naddopts = --collect-only\\n' > /app/pytest.ini",
+    "pyproject.toml with collect-only": (
+        "printf '[tool.pytest.ini_options]\\naddopts = \"--collect-only\"\\n' > /app/pyproject.toml"),
+    "tox.ini and setup.cfg with collect-only": (
+        "printf '[pytest]\\naddopts = --collect-only\\n' > /app/tox.ini; "
+        "printf '[tool:pytest]\\naddopts = --collect-only\\n' > /app/setup.cfg"),
+    "fake python3 and bash in /app": (
+        "printf '#!/bin/sh\\nmkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt\\n' "
+        "| tee /app/python3 /app/bash /app/pytest > /dev/null; chmod +x /app/python3 /app/bash /app/pytest"),
+    "user site-packages and dotfiles in HOME": (
+        "mkdir -p ~/.local/lib/python3.11/site-packages && echo 'import os; os._exit(0)' "
+        "> ~/.local/lib/python3.11/site-packages/x.pth; echo 'echo 1 > /logs/verifier/reward.txt' "
+        "> ~/.bashrc; cp ~/.bashrc ~/.profile"),
+    "a file left in /tmp for later commands": (
+        "echo 'import os; os._exit(0)' > /tmp/sitecustomize.py; echo 'exit 0' > /tmp/test.sh"),
+    "a process left running to write the reward": (
+        "nohup setsid sh -c 'while :; do mkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt;"
+        " sleep 0.01; done' >/dev/null 2>&1 & sleep 0.3"),
+}
+
+SHADOWED_TASKS = ["create-greeting-file", "fix-median", "git-revert-bad-commit", "csv-to-json"]
+
+
+@pytest.mark.parametrize("how", list(SHADOWS))
+def test_a_users_harbor_task_cannot_be_shadowed_from_app(tmp_path, how):
+    """hello-world as Harbor ships it (shared verifier, `python3 -m pytest` from /app)."""
+    result, _ = attack(tmp_path, load_task(FIXTURES / "hello-world"), SHADOWS[how])
+    contained(result)
+
+
+@pytest.mark.parametrize("task", SHADOWED_TASKS)
+def test_the_fake_pytest_fails_on_built_in_tasks(tmp_path, task):
+    result, _ = attack(tmp_path, suite_task(task), SHADOWS["fake pytest module (issue 15's reproduction)"],
+                       SHADOWS["stdlib module shadowed"])
+    contained(result)
+    assert "pass\n" != result.verifier_tail
+
+
+@pytest.mark.parametrize("how", ["conftest.py forcing success", "user site-packages and dotfiles in HOME",
+                                 "a process left running to write the reward", "fake python3 and bash in /app"])
+def test_other_shadows_fail_on_a_built_in_task(tmp_path, how):
+    result, _ = attack(tmp_path, suite_task("fix-off-by-one"), SHADOWS[how])
+    contained(result)
+
+
+# Agent code that the tests run while judging (a script, a module, git's config): in the built-in
+# suite it runs in a nested sandbox under the judge, so it can neither write the reward nor see the
+# tests.
+FORGER = ("ls -A /tests /logs >&2; echo 1 > /logs/verifier/reward.txt; "
+          "(while :; do echo 1 > /logs/verifier/reward.txt; sleep 0.01; done) & "
+          "kill -9 $PPID 1 2>/dev/null; echo \"seen:$(ls -A /tests | tr '\\n' ,)\"")
+
+
+def test_a_script_the_tests_run_cannot_forge_the_reward_or_read_the_tests(tmp_path):
+    script = f"#!/bin/bash\n{FORGER}\n"
+    result, _ = attack(tmp_path, suite_task("greet-script"),
+                       f"cat > /app/greet.sh <<'EOF'\n{script}EOF\nchmod +x /app/greet.sh")
+    contained(result)
+    # The script listed /tests and found it empty; it printed its own stdout, nothing of /tests.
+    assert "printed 'seen:\\n'" in result.verifier_tail, result.verifier_tail[-1500:]
+
+
+MODULE_FORGERS = {
+    "exits 0 at import": "import os; os._exit(0)",
+    "writes the reward and kills its parent": (
+        "import os, signal\nos.makedirs('/logs/verifier', exist_ok=True)\n"
+        "open('/logs/verifier/reward.txt', 'w').write('1')\nos.kill(os.getppid(), signal.SIGKILL)"),
+    "reads the hidden tests for the answers": (
+        "import glob\nfound = glob.glob('/tests/*')\n"
+        "def median(values):\n    raise SystemExit('tests: %r' % found)"),
+    "patches the judge through /proc": (
+        "import os\nfor pid in os.listdir('/proc'):\n"
+        "    try: open(f'/proc/{pid}/mem', 'rb+')\n    except Exception: pass\n"
+        "def median(values): return 0"),
+}
+
+
+@pytest.mark.parametrize("how", list(MODULE_FORGERS))
+def test_a_module_the_tests_load_cannot_forge_the_reward(tmp_path, how):
+    body = MODULE_FORGERS[how]
+    result, _ = attack(tmp_path, suite_task("fix-median"),
+                       f"cat > /app/stats.py <<'EOF'\n{body}\nEOF")
+    contained(result)
+    assert "test_outputs.py'" not in result.verifier_tail.split("tests: ")[-1]
+
+
+def test_git_config_commands_cannot_forge_the_reward(tmp_path):
+    hook = "sh -c 'mkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt; kill -9 $PPID'"
+    result, _ = attack(tmp_path, suite_task("git-revert-bad-commit"),
+                       "git clone -q /app/project.bundle /app/project",
+                       f"git -C /app/project config core.fsmonitor \"{hook}\" && "
+                       f"git -C /app/project config core.pager \"{hook}\"")
+    contained(result)
+
+
+def test_a_link_into_the_hidden_tests_does_not_cross_over(tmp_path):
+    """Were the link followed, the test's message would quote the file it reads."""
+    result, _ = attack(tmp_path, suite_task("create-greeting-file"),
+                       "ln -s /tests/test_outputs.py /app/greeting.txt")
+    contained(result)
+    assert "from pathlib import Path" not in result.verifier_tail
+    assert "artifact entries refused" in result.verifier_tail
+
+
+# The reward file replaced by something else while the tests run (a user's task whose tests run
+# the agent's check.sh), then read by the host, as root.
+REWARD_SWAPS = {
+    "symlink to a root-only host file": "ln -sf {secret} /logs/verifier/reward.txt",
+    "symlink to the host process's environment": "ln -sf /proc/self/environ /logs/verifier/reward.txt",
+    "FIFO nobody writes": "rm -f /logs/verifier/reward.txt; mkfifo /logs/verifier/reward.txt",
+    "directory": "rm -f /logs/verifier/reward.txt; mkdir /logs/verifier/reward.txt",
+    "huge sparse file": "truncate -s 200M /logs/verifier/reward.txt",
+    "secret-looking text": "echo 'sk-live-{marker}' > /logs/verifier/reward.txt",
+    "infinite reward": "rm -f /logs/verifier/reward.txt; echo '{{\"reward\": 1e999}}' > /logs/verifier/reward.json",
+    "NaN reward": "echo nan > /logs/verifier/reward.txt",
+}
+CHECKING_TEST_SH = """#!/bin/bash
+echo 0 > /logs/verifier/reward.txt
+bash /app/check.sh
+echo "check.sh exited $?"
+"""
+
+
+@pytest.mark.parametrize("how", list(REWARD_SWAPS))
+def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, how):
+    secret = tmp_path / "root-only.txt"
+    secret.write_text(SECRET + "\n")
+    secret.chmod(0o600)
+    swap = REWARD_SWAPS[how].format(secret=secret, marker=SECRET)
+    os.environ["EVO_REDTEAM_KEY"] = SECRET  # in the host process's /proc/self/environ
+    try:
+        task = user_task(tmp_path, test_sh=CHECKING_TEST_SH)
+        result, _ = attack(tmp_path, task, f"printf '%s\\n' \"{swap}; kill -9 \\$PPID\" > /app/check.sh")
+    finally:
+        del os.environ["EVO_REDTEAM_KEY"]
+    contained(result)
+    assert SECRET not in result.verifier_tail + result.exit_reason  # the agent's own command aside
+    assert "unreadable reward file" in result.verifier_tail or "no reward file" in result.verifier_tail
+
+
+def test_read_reward_refuses_special_files_without_blocking(tmp_path):
+    """The host-side reader alone, on each kind of file, including a device (as root)."""
+    kinds = {"fifo": lambda p: os.mkfifo(p), "dir": lambda p: p.mkdir(),
+             "link": lambda p: p.symlink_to("/etc/hostname"),
+             "big": lambda p: (p.touch(), os.truncate(p, 1 << 30))}
+    if os.geteuid() == 0:
+        kinds["device"] = lambda p: os.mknod(p, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    for kind, make in kinds.items():
+        logs = tmp_path / kind
+        logs.mkdir()
+        make(logs / "reward.txt")
+        value, problem = read_reward(logs)
+        assert value is None and problem.startswith("unreadable reward file"), (kind, problem)
+    hard = tmp_path / "hard"
+    hard.mkdir()
+    (tmp_path / "outside").write_text("1")
+    os.link(tmp_path / "outside", hard / "reward.txt")
+    assert read_reward(hard)[0] is None
+
+
+def test_verifier_env_values_are_never_shell_expanded(tmp_path):
+    toml = '[verifier.env]\nEVO_PROBE = "$(touch /app/ran)`touch /app/ran2`"\n'
+    test_sh = ('#!/bin/bash\n[ "$EVO_PROBE" = \'$(touch /app/ran)`touch /app/ran2`\' ] '
+               '&& [ ! -e /app/ran ] && [ ! -e /app/ran2 ] && echo 1 > /logs/verifier/reward.txt\n')
+    task = user_task(tmp_path, test_sh=test_sh, toml=toml)
+    result, _ = attack(tmp_path, task, "true")
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
+
+
+@pytest.mark.parametrize("field, raw, shown", [
+    ("verifier.timeout_sec", "inf", "inf"),
+    ("verifier.timeout_sec", "1e308", "1e+308"),
+    ("verifier.timeout_sec", "nan", "nan"),
+    ("verifier.pass_reward", "inf", "inf"),
+    ("agent.timeout_sec", "inf", "inf"),
+    ("environment.memory_mb", "1000000000000000", "1000000000000000"),
+    ("environment.cpus", "100000", "100000"),
+    ("environment.storage_mb", "1000000000000", "1000000000000"),
+    ("agent.user", '"root"', "root"),
+    ("verifier.env", '{"A B" = "x"}', "A B"),
+    ("artifacts", '["/etc/passwd"]', "/etc/passwd"),
+])
+def test_bad_task_values_are_refused_at_load_naming_file_field_value(tmp_path, field, raw, shown):
+    sections = {"verifier": {"timeout_sec": "60.0"}, "agent": {"timeout_sec": "120.0"},
+                "environment": {}}
+    section, _, key = field.rpartition(".")
+    top = {key: raw} if not section else {}
+    if section:
+        sections[section][key] = raw
+    text = "".join(f"{k} = {v}\n" for k, v in top.items()) + "".join(
+        f"[{name}]\n" + "".join(f"{k} = {v}\n" for k, v in values.items())
+        for name, values in sections.items())
+    root = Path(user_task(tmp_path, test_sh="#!/bin/bash\n").root)
+    (root / "task.toml").write_text(text)
+    with pytest.raises(ValidationFailed) as info:
+        load_task(root)
+    [problem] = info.value.problems
+    assert problem.file == str(root / "task.toml") and problem.field.startswith(field)
+    assert shown in str(problem), str(problem)
+
+
+def test_the_judge_refuses_a_link_into_the_tests_in_a_shared_verifier(tmp_path):
+    """The same attack where Harbor runs the built-in task with a shared verifier: the judge
+    itself looks for such links before any test reads /app."""
+    root = Path(shutil.copytree(suite_task("create-greeting-file").root, tmp_path / "shared"))
+    toml = (root / "task.toml").read_text().replace('environment_mode = "separate"', "")
+    (root / "task.toml").write_text(toml)
+    task = load_task(root)
+    assert task.config.verifier.environment_mode == "shared"
+    result, _ = attack(tmp_path, task, "ln -s /tests/test_outputs.py /app/greeting.txt")
+    contained(result)
+    assert "links under /app lead into the hidden tests" in result.verifier_tail
+    assert "from pathlib import Path" not in result.verifier_tail
+
+
+def test_an_artifact_path_through_a_link_does_not_copy_host_files(tmp_path):
+    """artifacts = ["/app/out/hostname"] with the agent's /app/out -> /etc: followed on the host,
+    the copy would take the host's /etc/hostname into the verifier's sandbox."""
+    test_sh = '#!/bin/bash\ncat /app/out/hostname 2>&1; echo 0 > /logs/verifier/reward.txt\n'
+    task = user_task(tmp_path, test_sh=test_sh,
+                     replace={"[verifier]\n": '[verifier]\nenvironment_mode = "separate"\n',
+                              'version = "1.0"\n': 'version = "1.0"\nartifacts = ["/app/out/hostname"]\n'})
+    result, _ = attack(tmp_path, task, "ln -s /etc /app/out")
+    contained(result)
+    assert Path("/etc/hostname").read_text().strip() not in result.verifier_tail
+    assert "No such file" in result.verifier_tail and "artifact entries refused" in result.verifier_tail
+
+
+def test_without_a_nested_sandbox_the_judge_still_writes_the_reward(tmp_path):
+    """Where user namespaces are refused (Docker under Harbor) the judge runs agent code as plain
+    children, simulated here with a PATH that has no bwrap. The script then sees /tests, and could
+    kill the judge (same uid) and leave its own reward: the README states both limits. What still
+    holds: the reward it writes and the writer it leaves running are gone before the judge's."""
+    root = Path(shutil.copytree(suite_task("greet-script").root, tmp_path / "plain"))
+    tools = root / "tests" / "bin"
+    tools.mkdir()
+    for tool in ("bash", "mkdir", "ls", "tr", "sleep", "setpriv"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    (root / "task.toml").write_text((root / "task.toml").read_text() + (
+        f'\n[verifier.env]\nPATH = "/tests/bin:{Path(sys.executable).parent}"\n'))
+    forger = FORGER.replace("kill -9 $PPID 1 2>/dev/null; ", "").replace(
+        "done) &", "done) >/dev/null 2>&1 &")  # a writer that outlives the script, detached
+    result, _ = attack(tmp_path, load_task(root),
+                       f"cat > /app/greet.sh <<'EOF'\n#!/bin/bash\n{forger}\nEOF\nchmod +x /app/greet.sh")
+    contained(result)
+    assert "seen:bin,judge.py,test.sh,test_outputs.py," in result.verifier_tail
