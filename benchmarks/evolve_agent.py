@@ -1,10 +1,10 @@
-"""The evolve agent on the real embedded 1.5B, measured: a recorded run's evidence (the fixture in
-benchmarks/fixtures/evolve-small, made from a short real run with --record) is replayed through N
-real EVOLVE phases, each from the same starting point; then the code agent runs the built-in suite
-under constrained decoding and its parse failures are counted.
+"""The evolve agent on the real embedded 1.5B, measured: a recorded run's first evaluation (the
+fixture in benchmarks/fixtures/evolve-small, train rollouts of a short real run) is replayed
+through N real EVOLVE phases, each from the same starting point; then the code agent runs the
+built-in suite under constrained decoding and its parse failures are counted.
 
 Run: python benchmarks/evolve_agent.py [--sessions 8] [--code-steps 6] [--no-code]
-     python benchmarks/evolve_agent.py --record RUN_DIR [--replay N]   (rewrite the fixture)"""
+     python benchmarks/evolve_agent.py --record RUN_DIR   (rewrite the fixture from a run)"""
 from __future__ import annotations
 
 import argparse
@@ -19,29 +19,16 @@ from typing import Any
 import yaml
 
 from agent.clients import make_model
-from evolve import phases
 from evolve.agent.change import PLACEHOLDER
-from evolve.agent.lessons import (
-    OVERLAP,
-    added_text,
-    harness_rules,
-    reverted_rules,
-    same_lesson,
-    tried_lessons,
-    words,
-)
-from evolve.agent.tidy import tidy_change
+from evolve.agent.lessons import OVERLAP, added_text, harness_rules, same_lesson, words
 from evolve.config import RunConfig
-from evolve.run import Run, init_run, open_run
-from manifests.attribution import Verdict, record_verdicts
-from manifests.schema import ChangeManifestEntry, IterationManifest
-from manifests.store import load_manifest, manifest_path, save_manifest, trailers_for
+from evolve.ledger import EVALUATE, Phase
+from evolve.loop import run_phases
+from evolve.run import init_run, open_run, read_run
 from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
 from tasks.task import load_suite
 from tasks.unsafe import require_sandbox
-from traces.schema import PHASES
-from workspace.edits import apply_edits
 from workspace.repo import SEED_DIR
 from workspace.validate import load_harness
 
@@ -59,110 +46,52 @@ def say(text: str) -> None:
 
 # --- recording the fixture from a real run --------------------------------------------------
 
-def record(run_dir: Path, out: Path, replay: int) -> None:
-    """Keep what a replay of iteration `replay` needs: the train rollouts up to it, and each
-    earlier change with the edits it made (from the evolve trace) and its verdict."""
-    with open_run(run_dir) as run:
-        verdicts = dict(run.store.con.execute(
-            "SELECT change_id, detail FROM verdicts WHERE run_id = ?", [run.run_id]).fetchall())
-        changes = []
-        for iteration in range(replay):
-            edits = _committed_edits(run, iteration)
-            for entry in load_manifest(manifest_path(run_dir, iteration)).changes:
-                changes.append({"iteration": iteration, "entry": entry.model_dump(mode="json"),
-                                "edits": edits[entry.id], "verdict": json.loads(verdicts[entry.id])})
-        train = run.train_ids
-        record_file = {"run_id": run.run_id, "k": run.config.k, "task_ids": train,
-                       "replay_iteration": replay, "changes": changes}
+def record(run_dir: Path, out: Path) -> None:
+    """Keep what a replay of the first EVOLVE phase needs: the run's id, k, train task ids and
+    its first evaluation's train rollouts (the calibrated baseline)."""
+    config, _ = read_run(run_dir)
+    train = [t.id for t, split in load_suite(config.tasks, config.split).items()
+             if split == "train" and (config.task_ids is None or t.id in config.task_ids)]
     shutil.rmtree(out, ignore_errors=True)
-    for iteration in range(replay + 1):
-        folder = out / "rollouts" / f"it{iteration:03d}"
-        folder.mkdir(parents=True)
-        for path in sorted((run_dir / "iterations" / f"it{iteration:03d}" / "rollouts").glob("*.json")):
-            if RolloutResult.model_validate_json(path.read_text()).task_id in train:
-                shutil.copy(path, folder / path.name)
-    (out / "record.json").write_text(json.dumps(record_file, indent=1) + "\n")
-
-
-def _committed_edits(run: Run, iteration: int) -> dict[str, list[Any]]:
-    """change id -> the edits of the `change` call that committed it, as the tool read them."""
-    events = json.loads((run.paths.iteration_dir(iteration) / "evolve_trace.json").read_text())
-    found, pending = {}, None
-    for event in events:
-        if event["kind"] == "tool_call" and event["name"] == "change":
-            pending = event["data"]["arguments"]
-        elif event["kind"] == "tool_result" and event["name"] == "change" and pending:
-            if event["content"].startswith("committed change "):
-                change_id = event["content"].split()[2]
-                found[change_id] = tidy_change(pending, run.train_ids).edits
-            pending = None
-    return found
+    folder = out / "rollouts" / "it000"
+    folder.mkdir(parents=True)
+    for path in sorted((run_dir / "iterations" / "it000" / "rollouts").glob("*.json")):
+        if RolloutResult.model_validate_json(path.read_text()).task_id in train:
+            shutil.copy(path, folder / path.name)
+    (out / "record.json").write_text(json.dumps(
+        {"run_id": config.run_id, "k": config.k, "task_ids": train}, indent=1) + "\n")
 
 
 # --- replaying it -----------------------------------------------------------------------------
 
-def build_template(root: Path, fixture: Path, model: str) -> tuple[Path, int]:
-    """A run directory at the replayed iteration's EVOLVE phase: rollouts ingested, earlier changes
-    committed, judged and (if so decided) reverted, evidence distilled."""
+def build_template(root: Path, fixture: Path, model: str) -> Path:
+    """A run directory ready for its first EVOLVE phase: the loop's own EVAL (which finds every
+    rollout already there and runs none), INGEST, ATTRIBUTE, REVERT and DISTILL."""
     rec = json.loads((fixture / "record.json").read_text())
-    replay = rec["replay_iteration"]
-    init_run(root, RunConfig(run_id=rec["run_id"], tasks=SUITE, task_ids=rec["task_ids"],
-                             model=model, k=rec["k"]))
+    paths = init_run(root, RunConfig(run_id=rec["run_id"], tasks=SUITE, task_ids=rec["task_ids"],
+                                     model=model, k=rec["k"]))
+    shutil.copytree(fixture / "rollouts" / "it000", paths.rollouts(0), dirs_exist_ok=True)
     with open_run(root) as run:
-        for iteration in range(replay + 1):
-            out = run.paths.rollouts(iteration)
-            shutil.copytree(fixture / "rollouts" / f"it{iteration:03d}", out)
-            run.store.ingest_dir(out)
-            if iteration:
-                _judge(run, iteration, [c for c in rec["changes"] if c["iteration"] == iteration - 1])
-            for phase in PHASES[:4]:  # EVAL to REVERT; _evolve marks the rest
-                run.store.mark_phase(run.run_id, iteration, phase, harness_commit=run.repo.head())
-            if iteration < replay:
-                _evolve(run, iteration, [c for c in rec["changes"] if c["iteration"] == iteration])
-        phases.distill_evidence(run, replay)
-        run.store.mark_phase(run.run_id, replay, "DISTILL", harness_commit=run.repo.head())
-    return root, replay
+        run_phases(run, 0, EVALUATE, say)
+        if run.ledger.phase(0, Phase.EVAL).result.rollouts_run:
+            raise SystemExit(f"{fixture} lacks rollouts of the first evaluation: EVAL ran them")
+    return root
 
 
-def _evolve(run: Run, iteration: int, changes: list[dict[str, Any]]) -> None:
-    before, entries = run.repo.head(), []
-    for change in changes:
-        entry = ChangeManifestEntry.model_validate(change["entry"])
-        apply_edits(run.repo, change["edits"])
-        sha = run.repo.commit_change(entry.targeted_fix, change_id=entry.id,
-                                     component=entry.component, trailers=trailers_for(entry))
-        entries.append(entry.model_copy(update={"commit": sha,
-                                                "files": run.repo.changed_files(sha)}))
-    save_manifest(run.paths.root, IterationManifest(
-        run_id=run.run_id, iteration=iteration, harness_commit_before=before, changes=entries,
-        no_change_reason=None if entries else "none recorded"), run.store.con)
-    for phase in PHASES[4:]:
-        run.store.mark_phase(run.run_id, iteration, phase, harness_commit=run.repo.head())
-
-
-def _judge(run: Run, iteration: int, changes: list[dict[str, Any]]) -> None:
-    verdicts = [Verdict.model_validate(c["verdict"]) for c in changes]
-    record_verdicts(run.store.con, run.run_id, iteration, verdicts)
-    commits = {c.id: c.commit for c in load_manifest(manifest_path(run.paths.root, iteration - 1)).changes}
-    for verdict in reversed(verdicts):
-        if verdict.decision == "revert":
-            run.repo.revert(commits[verdict.change_id], reason=verdict.reason)
-
-
-def session(template: Path, where: Path, replay: int) -> dict[str, Any]:
+def session(template: Path, where: Path) -> dict[str, Any]:
     """One real EVOLVE phase on a copy of the template, and what it produced."""
     shutil.copytree(template, where)
     with open_run(where) as run:
         known = harness_rules(run.repo)
-        lessons = reverted_rules(tried_lessons(run.store.con, run.repo, run.run_id))
         started = time.perf_counter()
-        detail = phases.evolve_harness(run, replay)
+        run_phases(run, 0, (Phase.EVOLVE,), say)
         seconds = time.perf_counter() - started
-        manifest = load_manifest(manifest_path(where, replay))
-        events = json.loads((run.paths.iteration_dir(replay) / "evolve_trace.json").read_text())
+        result = run.ledger.phase(0, Phase.EVOLVE).result
+        manifest = run.ledger.manifest(0)
+        events = json.loads(run.paths.evolve_trace(0).read_text())
         rules = {c.id: added_text(run.repo, c.commit) for c in manifest.changes}
-    return {"detail": detail, "seconds": seconds, "manifest": manifest, "events": events,
-            "rules": rules, "known": known, "reverted": lessons}
+    return {"result": result, "seconds": seconds, "manifest": manifest, "events": events,
+            "rules": rules, "known": known}
 
 
 def copies(rule: str, known: list[str], threshold: float) -> bool:
@@ -184,15 +113,15 @@ def tally(results: list[dict[str, Any]]) -> dict[str, float]:
     figures = {
         "sessions": len(results),
         "valid change": sum(bool(r["manifest"].changes) for r in results),
-        "specific reason": sum(r["detail"]["specific"] and not r["manifest"].changes
+        "specific reason": sum(r["result"].specific and not r["manifest"].changes
                                for r in results),
         "changes": len(changes),
-        "copies": sum(copies(r["rules"][c.id], r["known"] + r["reverted"], OVERLAP)
+        "copies": sum(copies(r["rules"][c.id], r["known"], OVERLAP)
                       for r in results for c in r["manifest"].changes),
         "example copies": sum(copies(r["rules"][c.id], PROMPT_EXAMPLES, OVERLAP)
                               or bool(PLACEHOLDER.search(r["rules"][c.id]))
                               for r in results for c in r["manifest"].changes),
-        "near copies": sum(copies(r["rules"][c.id], r["known"] + r["reverted"], NEAR)
+        "near copies": sum(copies(r["rules"][c.id], r["known"], NEAR)
                            for r in results for c in r["manifest"].changes),
         "refused copies": sum("already in the harness" in e["content"] or "already tried" in
                               e["content"] or "placeholder" in e["content"] for e in results_text),
@@ -239,10 +168,10 @@ def code_agent(root: Path, steps: int, workers: int) -> dict[str, int]:
 
 
 def evolve_figures(tmp: Path, model: str, sessions: int) -> None:
-    template, replay = build_template(tmp / "template", FIXTURE, model)
+    template = build_template(tmp / "template", FIXTURE, model)
     results = []
     for n in range(sessions):
-        results.append(session(template, tmp / f"s{n}", replay))
+        results.append(session(template, tmp / f"s{n}"))
         r = results[-1]
         say(f"session {n}: {len(r['manifest'].changes)} change(s) "
             f"{[c.root_cause for c in r['manifest'].changes]} "
@@ -254,9 +183,9 @@ def evolve_figures(tmp: Path, model: str, sessions: int) -> None:
     print(f"sessions ending in a change or a specific reason: "
           f"{100 * f['ended'] / max(f['sessions'], 1):.0f} %")
     print(f"changes committed: {f['changes']} changes")
-    print(f"changes repeating an existing or reverted rule: {f['copies']} changes")
+    print(f"changes repeating an existing rule: {f['copies']} changes")
     print(f"changes repeating a prompt example: {f['example copies']} changes")
-    print(f"changes near an existing or reverted rule (overlap >= {NEAR}): "
+    print(f"changes near an existing rule (overlap >= {NEAR}): "
           f"{f['near copies']} changes")
     print(f"repeats refused before an evaluation: {f['refused copies']} refusals")
     print(f"distinct root causes: {f['causes']} causes")
@@ -284,11 +213,9 @@ def main() -> None:
     parser.add_argument("--no-code", action="store_true", help="skip the code-agent figures")
     parser.add_argument("--no-evolve", action="store_true", help="skip the evolve-agent figures")
     parser.add_argument("--record", type=Path, help="rewrite the fixture from this run directory")
-    parser.add_argument("--replay", type=int, default=0,
-                        help="with --record: the iteration whose EVOLVE phase is replayed")
     args = parser.parse_args()
     if args.record:
-        record(args.record, FIXTURE, args.replay)
+        record(args.record, FIXTURE)
         say(f"fixture written to {FIXTURE}")
         return
     with tempfile.TemporaryDirectory(prefix="evolve-bench-") as tmp:

@@ -1,5 +1,6 @@
 """The overview layer: suite-level numbers, the task table, failure patterns and classes and the
-attribution scoreboard, kept under MAX_CHARS by cutting the least informative rows and saying what was cut.
+attribution scoreboard, kept under MAX_CHARS by cutting the least informative rows and saying what
+was cut.
 
 The numbers come from debugger/queries.py; the task files are written by debugger/distill.py; the
 scoreboard arrives rendered (the run ledger's one Scoreboard, manifests/scores.py).

@@ -121,10 +121,6 @@ def added_text(repo: HarnessRepo, commit: str) -> str:
     return " ".join(rule_lines("\n".join(added)))
 
 
-def reverted_rules(lessons: list[Lesson]) -> list[str]:
-    return [lesson.rule for lesson in lessons if lesson.decision == "revert" and lesson.rule]
-
-
 def lessons_markdown(lessons: list[Lesson]) -> str:
     """The tried lessons as the evolve agent's prompt lists them."""
     if not lessons:

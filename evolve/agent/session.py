@@ -153,7 +153,7 @@ class Guide:
                        if self.example_rollout else "read_evidence on one of its rollouts")
             return (f"next: pick the failure pattern with the most rollouts and see what the agent "
                     f"did there, e.g. {example}; then call change")
-        if name in ("read_evidence", "read_file", "sql", "list_files"):
+        if name in ("read_evidence", "read_file", "sql", "list_files", "library"):
             return ("next: call change with the root cause this shows (read_file the harness file "
                     "first if you will replace a section of it), or call done with the specific "
                     "reason there is none")
@@ -205,8 +205,8 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
                         library)
     settings = (settings or DEFAULT_SETTINGS).model_copy(update={"max_steps": max_steps})
     system = render_system_prompt(
-        shown, settings, train_tasks, max_changes, scoreboard_md,
-        lessons=lessons_markdown(lessons), rules=harness_rules(repo, bullets_only=True)[:SHOWN_RULES],
+        shown, settings, train_tasks, max_changes, scoreboard_md, lessons=lessons_markdown(lessons),
+        rules=harness_rules(repo, bullets_only=True)[:SHOWN_RULES],
         library=[offer.summary for offer in library])
     instruction = _TEMPLATES.get_template("task.md.j2").render(iteration=iteration,
                                                                max_changes=max_changes)
