@@ -7,7 +7,7 @@ import os
 import pytest
 from jsonschema import Draft202012Validator
 
-from agent.clients import EmbeddedModel
+from agent.clients import EmbeddedModel, make_model
 from agent.clients.embedded import (
     MAX_SLOTS,
     SLOTS_ENV,
@@ -22,6 +22,7 @@ from agent.model import Message
 from agent.parsing import action_schema
 from agent.tools import DONE
 from evoharness.errors import EvoError
+from tasks.executor import LocalExecutor
 from workspace.spec import ToolSpec
 
 SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
@@ -59,8 +60,10 @@ def test_real_model_answers_a_json_action(name: str) -> None:
 def test_the_server_is_sized_from_the_machine_and_the_workers(monkeypatch) -> None:
     monkeypatch.delenv(THREADS_ENV, raising=False)
     monkeypatch.delenv(SLOTS_ENV, raising=False)
-    assert server_size(4) == ServerSize(threads=idle_cores(), slots=4)
-    assert 1 <= idle_cores() <= machine_cores()
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))  # an idle machine
+    assert server_size(4) == ServerSize(threads=machine_cores(), slots=4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (machine_cores() + 3.0, 0.0, 0.0))
+    assert server_size(4).threads == idle_cores() == 1  # every core busy: one thread
     assert server_size(0).slots == 1 and server_size(100).slots == MAX_SLOTS
     assert 1 <= machine_cores() <= len(os.sched_getaffinity(0))
     monkeypatch.setenv(THREADS_ENV, "3")
@@ -70,6 +73,13 @@ def test_the_server_is_sized_from_the_machine_and_the_workers(monkeypatch) -> No
     with pytest.raises(EvoError) as raised:
         server_size()
     assert raised.value.field == THREADS_ENV and raised.value.value == "many"
+
+
+def test_a_run_sizes_the_embedded_server_by_its_workers(monkeypatch) -> None:
+    monkeypatch.delenv(SLOTS_ENV, raising=False)
+    executor = LocalExecutor(workers=3, rollout_timeout=None, sandbox_factory=lambda: None)
+    assert executor.model_factory("embedded").inner.size.slots == 3  # nothing is loaded yet
+    assert make_model("embedded-small").inner.size.slots == 1
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 from agent.events import ListSink
 from evoharness.errors import EvoError
 from evolve.agent import EvolveOutcome, run_evolve_agent
+from evolve.agent.tools import LibraryOffer
 from manifests.judgement import Judgement
 from manifests.record import ChangeRecord
 from manifests.revert import RevertRecord
@@ -385,6 +386,19 @@ def test_replies_are_decoded_under_the_strict_change_schema(run: Run):
     assert not valid(variant(component="prompt"))
     assert not valid(variant(edits=[{"op": "append_rule", "text": RULE, "why": "x"}]))
     assert not valid({**good, "tool": "write_harness"})
+    assert not valid(variant(library_entry="quote-paths"))  # no library entry was offered
+
+
+def test_a_library_entry_is_applied_only_when_offered_and_named_in_a_trailer(run: Run):
+    offer = LibraryOffer(entry_id="quote-paths-1a2b3c", summary="quote paths", text="the entry")
+    outcome, _, sink = run.evolve([change(library_entry="made-up"),
+                                   change(library_entry=" quote-paths-1a2b3c "),
+                                   json_action("done", summary="applied")], library=[offer])
+    refused_first = results(sink)[0]
+    assert "library_entry: no such library entry was offered" in refused_first
+    assert "quote-paths-1a2b3c" in refused_first  # the refusal names what is offered
+    [entry] = outcome.manifest_changes
+    assert run.repo.commit_info(entry.commit).trailers["Library-Entry"] == "quote-paths-1a2b3c"
 
 
 def test_a_repeated_read_is_not_run_again_and_each_read_says_what_comes_next(run: Run):
