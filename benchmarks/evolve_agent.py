@@ -3,7 +3,7 @@ fixture in benchmarks/fixtures/evolve-small, train rollouts of a short real run)
 through N real EVOLVE phases, each from the same starting point; then the code agent runs the
 built-in suite under constrained decoding and its parse failures are counted.
 
-Run: python benchmarks/evolve_agent.py [--sessions 8] [--code-steps 6] [--no-code]
+Run: python benchmarks/evolve_agent.py [--sessions 8] [--code-steps 6] [--no-code] [--keep DIR]
      python benchmarks/evolve_agent.py --record RUN_DIR   (rewrite the fixture from a run)"""
 from __future__ import annotations
 
@@ -213,16 +213,19 @@ def main() -> None:
     parser.add_argument("--no-code", action="store_true", help="skip the code-agent figures")
     parser.add_argument("--no-evolve", action="store_true", help="skip the evolve-agent figures")
     parser.add_argument("--record", type=Path, help="rewrite the fixture from this run directory")
+    parser.add_argument("--keep", type=Path,
+                        help="an empty folder to keep the sessions' runs and rollouts in")
     args = parser.parse_args()
     if args.record:
         record(args.record, FIXTURE)
         say(f"fixture written to {FIXTURE}")
         return
     with tempfile.TemporaryDirectory(prefix="evolve-bench-") as tmp:
+        where = args.keep or Path(tmp)
         if not args.no_evolve:
-            evolve_figures(Path(tmp), args.model, args.sessions)
+            evolve_figures(where, args.model, args.sessions)
         if not args.no_code:
-            code_figures(Path(tmp) / "code", args.code_steps, args.workers)
+            code_figures(where / "code", args.code_steps, args.workers)
 
 
 if __name__ == "__main__":
