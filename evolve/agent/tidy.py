@@ -145,16 +145,24 @@ def _edits(arguments: dict[str, Any], notes: list[str]) -> list[Any]:
 
 
 def _component(manifest: dict[str, Any], edits: list[Any], notes: list[str]) -> None:
+    """The component the edits touch. A named one stands when an edit touches it (or the edits say
+    nothing); else the edits' own kind is taken (the 1.5B called a rule a middleware)."""
     given = manifest.get("component")
-    if isinstance(given, str) and given.strip().casefold() in COMPONENTS:
-        manifest["component"] = given.strip().casefold()
+    known = given.strip().casefold() if isinstance(given, str) else None
+    touched = list(dict.fromkeys(kind for edit in edits if (kind := component_of(edit))))
+    if known in COMPONENTS and (known in touched or not touched):
+        manifest["component"] = known
         return
-    inferred = next((kind for edit in edits if (kind := component_of(edit))), None)
-    if inferred:
-        manifest["component"] = inferred
+    if not touched:
+        return  # the schema check names the component
+    manifest["component"] = touched[0]
+    if known in COMPONENTS:
+        notes.append(f"component {given!r}: the edits change {', '.join(touched)}; "
+                     f"read as {touched[0]!r}")
+    else:
         notes.append(f"component {given!r} is not one of {', '.join(COMPONENTS)}; "
-                     f"read as {inferred!r} from the edit" if given else
-                     f"component missing: read as {inferred!r} from the edit")
+                     f"read as {touched[0]!r} from the edit" if given else
+                     f"component missing: read as {touched[0]!r} from the edit")
 
 
 def component_of(edit: Any) -> str | None:

@@ -215,6 +215,16 @@ def test_what_costs_nothing_is_read_as_meant_and_the_agent_is_told(run: Run):
     assert RULE in (run.repo.path / "system_prompt.md.j2").read_text()
 
 
+def test_the_component_is_the_one_the_edits_change(run: Run):
+    memory = {"op": "write_file", "path": "memory/LONG_TERM.md", "content": "- Quote paths.\n"}
+    outcome, _, sink = run.evolve([change(component="middleware"),  # a rule, called a middleware
+                                   change(memory, component="memory"),
+                                   json_action("done", summary="x")])
+    assert [e.component for e in outcome.manifest_changes] == ["system_prompt", "memory"]
+    assert "component 'middleware': the edits change system_prompt" in results(sink)[0]
+    assert "component" not in results(sink)[1]
+
+
 def test_a_rule_the_harness_has_or_a_placeholder_is_refused_before_an_evaluation(run: Run):
     head = run.repo.head()
     restated = {"op": "append_rule",
