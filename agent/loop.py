@@ -16,10 +16,10 @@ from agent.events import EventSink
 from agent.exits import ExitReason
 from agent.middleware import HOOKS, Middleware
 from agent.model import Message, Model, ModelError, ModelReply, ToolCall
-from agent.parsing import Action, ParseError, format_instructions, parse_reply
+from agent.parsing import Action, ParseError, action_schema, format_instructions, parse_reply
 from agent.recorder import Recorder, clip
 from agent.tools import DONE, ToolRegistry, ToolResult, done_tool, harness_tool, refused
-from workspace.spec import LoadedHarness, Settings, SubagentSpec
+from workspace.spec import LoadedHarness, Settings, SubagentSpec, ToolSpec
 from workspace.validate import render_system_prompt
 
 MODEL_TEXT_LIMIT = 8000  # tool output the model reads per step; the event keeps less
@@ -73,11 +73,15 @@ def run_agent(harness: LoadedHarness, model: Model, env: Environment, instructio
 
 def run_tools_agent(model: Model, registry: ToolRegistry, system_prompt: str, instruction: str,
                     sink: EventSink, settings: Settings, *,
+                    decoding_specs: list[ToolSpec] | None = None,
                     clock: Callable[[], float] = time.monotonic) -> AgentResult:
     """Run the same loop over a caller-built toolbox and system prompt, without a harness (so no
-    middleware): an agent whose tools are in-process handlers. `registry` should include `done`."""
+    middleware): an agent whose tools are in-process handlers. `registry` should include `done`.
+    `decoding_specs`: stricter specs of the same tools for constrained decoding (the registry's
+    own checks stay as loose as its handlers can forgive)."""
     budget = Budget(settings.budgets, settings.max_steps, clock)
-    agent = _Agent(model, registry, _NoMiddleware(), budget, Recorder(sink), settings)
+    agent = _Agent(model, registry, _NoMiddleware(), budget, Recorder(sink), settings,
+                   decoding_specs=decoding_specs)
     return agent.run(system_prompt, instruction)
 
 
@@ -92,7 +96,8 @@ class _Agent:
     """One agent (the main one or a sub-agent) over its own transcript and tools."""
 
     def __init__(self, model: Model, registry: ToolRegistry, middleware: Middleware,
-                 budget: Budget, recorder: Recorder, settings: Settings) -> None:
+                 budget: Budget, recorder: Recorder, settings: Settings,
+                 decoding_specs: list[ToolSpec] | None = None) -> None:
         self.model = model
         self.registry = registry
         self.middleware = middleware
@@ -100,6 +105,8 @@ class _Agent:
         self.recorder = recorder
         self.settings = settings
         self.native = settings.action_format == "native"
+        self.schema = (action_schema(decoding_specs or registry.specs)
+                       if _constrained(settings, model) else None)
 
     def run(self, system: str, instruction: str) -> AgentResult:
         transcript = Transcript(system, instruction)
@@ -130,13 +137,7 @@ class _Agent:
     def _ask(self, transcript: Transcript) -> ModelReply:
         messages = self.middleware.before_model(transcript.messages())
         started = time.perf_counter()
-        reply = self.model.chat(
-            messages,
-            tools=self.registry.specs if self.native else None,
-            temperature=self.settings.temperature,
-            json_mode=not self.native,
-            max_tokens=self.settings.max_output_tokens,
-        )
+        reply = self._chat(messages)
         transcript.observe(reply.tokens_in)
         self.budget.charge_tokens(reply.tokens_in, reply.tokens_out)
         self.recorder.emit(
@@ -146,6 +147,23 @@ class _Agent:
             data={"tool_calls": [call.model_dump() for call in reply.tool_calls]},
         )
         return self.middleware.after_model(reply)
+
+    def _chat(self, messages: list[Message]) -> ModelReply:
+        options = dict(tools=self.registry.specs if self.native else None,
+                       temperature=self.settings.temperature, json_mode=not self.native,
+                       max_tokens=self.settings.max_output_tokens)
+        if self.schema is None:
+            return self.model.chat(messages, **options)
+        try:
+            return self.model.chat(messages, schema=self.schema, **options)
+        except ModelError as exc:
+            if exc.kind != "permanent":
+                raise
+            # An older server, or a tool schema its grammar converter cannot take: go on
+            # unconstrained (for the rest of this agent) rather than end the rollout.
+            self.schema = None
+            self.recorder.emit("note", name="constrained_decoding_off", content=str(exc))
+            return self.model.chat(messages, **options)
 
     def _parse_failed(self, transcript: Transcript, reply: ModelReply, exc: ParseError,
                       retried: bool) -> bool:
@@ -205,6 +223,14 @@ class _Agent:
         usage = self.budget.usage
         return AgentResult(exit_reason=exit_reason, steps=self.budget.steps,
                            tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, final=final)
+
+
+def _constrained(settings: Settings, model: Model) -> bool:
+    """Whether JSON actions are decoded under the action schema (never for native tool calls: the
+    server's own tool-call format applies there)."""
+    if settings.action_format != "json" or settings.constrained_decoding == "off":
+        return False
+    return settings.constrained_decoding == "on" or model.constrains_by_default
 
 
 def _reply_and_answer(content: str, call: ToolCall | None, answer: str) -> list[Message]:

@@ -58,6 +58,9 @@ class ModelError(EvoError):
 
 class Model(Protocol):
     name: str
+    # Whether `schema` is sent when a harness leaves constrained decoding on "auto": true where the
+    # server is known to enforce a JSON schema (llama.cpp embedded, Ollama).
+    constrains_by_default: bool
 
     def chat(
         self,
@@ -67,6 +70,9 @@ class Model(Protocol):
         temperature: float = 0.0,
         json_mode: bool = False,
         max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> ModelReply:
-        """One completion. Raises ModelError; never returns a half-read reply."""
+        """One completion. `schema`: a JSON schema the reply's content must follow (the server
+        constrains decoding to it; implies json_mode). Raises ModelError; never returns a
+        half-read reply."""
         ...

@@ -1,5 +1,6 @@
 """Turning a model reply into one Action (tool name + arguments) for both action formats, forgiving
-where it is safe; the reply protocol text shown to the model on a parse error. Dispatch is tools.py's."""
+where it is safe; the reply protocol text shown to the model on a parse error, and the JSON schema of
+one action that constrained decoding forces a reply into. Dispatch is tools.py's."""
 from __future__ import annotations
 
 import json
@@ -10,12 +11,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.model import ModelReply
 from evoharness.errors import EvoError
+from workspace.spec import ToolSpec
 
 ActionFormat = Literal["json", "native"]
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 _ACTION_KEYS = {"tool", "name", "thought"}
 _JSON_TYPES = {"string", "object", "array", "number", "integer", "boolean", "null"}
+THOUGHT_CHARS = 300  # a forced reply still thinks first, briefly: the answer follows the thought
 _SCHEMA_KEYS = {
     "type", "description", "properties", "required", "items", "enum", "default",
     "additionalProperties", "title", "$schema",
@@ -58,6 +61,30 @@ def format_instructions(action_format: ActionFormat, tool_names: list[str]) -> s
         f"Available tools: {tools}. Give argument VALUES, not their schema. "
         'When the task is finished, use the tool "done" with arguments {"summary": "..."}.'
     )
+
+
+def action_schema(tools: list[ToolSpec]) -> dict[str, Any]:
+    """The JSON-format action as one JSON schema: a thought, then one of `tools` by name with that
+    tool's own argument schema (a oneOf over the tools). A server that decodes under this schema
+    cannot produce an unparsable reply, an invented tool or an unknown argument key."""
+    return {"oneOf": [_one_action(tool) for tool in tools]}
+
+
+def _one_action(tool: ToolSpec) -> dict[str, Any]:
+    arguments = dict(tool.parameters)
+    arguments.setdefault("type", "object")
+    if "properties" in arguments:
+        arguments.setdefault("additionalProperties", False)
+    return {
+        "type": "object",
+        "properties": {
+            "thought": {"type": "string", "maxLength": THOUGHT_CHARS},
+            "tool": {"type": "string", "const": tool.name},
+            "arguments": arguments,
+        },
+        "required": ["thought", "tool", "arguments"],
+        "additionalProperties": False,
+    }
 
 
 def _parse_native(reply: ModelReply) -> Action:

@@ -1,5 +1,6 @@
-"""The overview layer: suite-level numbers, the task table, failure classes and the trials'
-scoreboard, kept under MAX_CHARS by cutting the least informative rows and saying what was cut.
+"""The overview layer: suite-level numbers, the task table, failure patterns and classes and the
+trials' scoreboard, kept under MAX_CHARS by cutting the least informative rows and saying what was
+cut.
 
 The numbers come from debugger/queries.py; the task files are written by debugger/distill.py; the
 scoreboard arrives rendered (the run ledger's one Scoreboard, manifests/scores.py).
@@ -7,8 +8,10 @@ scoreboard arrives rendered (the run ledger's one Scoreboard, manifests/scores.p
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from debugger.patterns import Pattern
 from debugger.render import cell, number, pct, render, signed
 
 MAX_CHARS = 40_000  # about 10k tokens at 4 characters a token
@@ -82,14 +85,17 @@ def totals(tasks: list[dict[str, Any]], rollouts: list[dict[str, Any]]) -> dict[
 def build_overview(
     *, head: dict[str, Any], tasks: list[dict[str, Any]], links: dict[str, str],
     classes: dict[str, list[dict[str, Any]]], scoreboard: str | None,
+    patterns: Sequence[Pattern] = (),
 ) -> str:
     """Render the overview; `head` holds run_id, iteration, previous, total and analyst;
-    `scoreboard` is the trials' scoreboard as markdown (bounded by its renderer)."""
+    `scoreboard` is the trials' scoreboard as markdown (bounded by its renderer);
+    `patterns` (debugger/patterns.py) are listed whole: there are at most a handful."""
     exits, exits_cut = top(classes["exits"], "exit reasons")
     errors, errors_cut = top(classes["errors"], "error classes")
     verifier, verifier_cut = top(classes["verifier"], "verifier lines")
     context = dict(
-        head, exits=exits, exits_cut=exits_cut, errors=errors, errors_cut=errors_cut,
+        head, patterns=list(patterns), exits=exits, exits_cut=exits_cut, errors=errors,
+        errors_cut=errors_cut,
         verifier=verifier, verifier_cut=verifier_cut, scoreboard=scoreboard,
     )
     ordered = sorted(tasks, key=priority)

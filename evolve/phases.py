@@ -86,7 +86,7 @@ def evolve_harness(run: Run, iteration: int) -> EvolveResult:
         run_id=run.run_id, iteration=iteration, train_tasks=run.train_ids,
         max_changes=run.config.max_changes, max_steps=run.config.evolve_max_steps, sink=sink,
         scoreboard_md=run.ledger.scoreboard().to_markdown(), forbidden=_test_file_lines(run),
-        library=offered,
+        library=offered, tried=run.ledger.changes(),
     )
     write_atomic(run.paths.evolve_trace(iteration),
                  json.dumps([e.model_dump(mode="json") for e in sink.events]))
@@ -103,7 +103,7 @@ def evolve_harness(run: Run, iteration: int) -> EvolveResult:
     run.ledger.preregister(manifest)
     return EvolveResult(changes=len(manifest.changes), no_change_reason=manifest.no_change_reason,
                         tokens=outcome.tokens_in + outcome.tokens_out, steps=outcome.steps,
-                        exit_reason=outcome.exit_reason)
+                        exit_reason=outcome.exit_reason, specific=outcome.specific)
 
 
 def _library_offers(run: Run, iteration: int) -> list[LibraryOffer]:

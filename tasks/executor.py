@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -113,11 +114,12 @@ class LocalExecutor:
 
     def __init__(self, *, workers: int, rollout_timeout: float | None,
                  sandbox_factory: SandboxFactory,
-                 model_factory: Callable[[str], Model] = make_model) -> None:
+                 model_factory: Callable[[str], Model] | None = None) -> None:
         self.workers = workers
         self.rollout_timeout = rollout_timeout
         self.sandbox_factory = sandbox_factory
-        self.model_factory = model_factory
+        # The embedded server gets one slot per worker, so each rollout keeps its prompt cache.
+        self.model_factory = model_factory or partial(make_model, workers=workers)
 
     def results(self, specs: Sequence[RolloutSpec]) -> Iterator[RolloutResult]:
         with tempfile.TemporaryDirectory(prefix="evo-harness-") as scratch:

@@ -44,6 +44,9 @@ class Settings(BaseModel):
     temperature: float = Field(0.2, ge=0.0, le=2.0)
     max_output_tokens: int = Field(512, gt=0, le=32_768)
     action_format: Literal["json", "native"] = "json"
+    # JSON actions decoded under the action's JSON schema (tool names, argument keys), so a reply
+    # always parses. auto: where the model server is known to enforce it (embedded, Ollama).
+    constrained_decoding: Literal["auto", "on", "off"] = "auto"
     tool_timeout_seconds: float = Field(30.0, gt=0, le=3_600.0)
     budgets: Budgets = Field(default_factory=Budgets)
 

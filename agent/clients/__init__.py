@@ -32,11 +32,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def make_model(spec: str = "embedded") -> Model:
-    """The client a spec names, wrapped in RetryingModel; an unknown spec is an EvoError."""
+def make_model(spec: str = "embedded", *, workers: int = 1) -> Model:
+    """The client a spec names, wrapped in RetryingModel; an unknown spec is an EvoError.
+    `workers`: how many conversations will call it at once (sizes the embedded server)."""
     from agent.clients.retry import RetryingModel
 
-    return RetryingModel(_client(spec.strip()))
+    return RetryingModel(_client(spec.strip(), workers))
 
 
 def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
@@ -63,14 +64,14 @@ def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
                    hint=f"Use one of: {SPEC_FORMS}")
 
 
-def _client(spec: str) -> Model:
+def _client(spec: str, workers: int) -> Model:
     kind, name, url = parse_spec(spec)
     if kind in ("embedded", "embedded-small"):
-        from agent.clients.embedded import EmbeddedModel
+        from agent.clients.embedded import EmbeddedModel, server_size
         from agent.clients.weights import WEIGHTS
 
         size = "1.5b" if kind == "embedded" else "0.5b"
-        return EmbeddedModel(WEIGHTS[f"qwen2.5-coder-{size}"])
+        return EmbeddedModel(WEIGHTS[f"qwen2.5-coder-{size}"], server_size(workers))
     if kind == "ollama":
         from agent.clients.ollama import OllamaModel
 

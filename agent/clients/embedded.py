@@ -1,9 +1,11 @@
 """The embedded model: llama.cpp running in this process through the `xllamacpp` wheel, serving
-the GGUF that weights.py assembled. Chat goes through the server's in-process OpenAI-style call;
-at exit the servers stop once the calls in flight are done."""
+the GGUF that weights.py assembled, sized to the machine's idle cores (threads) and the run's
+workers (slots). Chat goes through the server's in-process OpenAI-style call; at exit the servers
+stop once the calls in flight are done."""
 from __future__ import annotations
 
 import atexit
+import os
 import sys
 import threading
 import time
@@ -12,53 +14,107 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import psutil
+from pydantic import BaseModel, ConfigDict, Field
+
 from agent.clients.boundary import text_boundary
 from agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
-from agent.clients.wire import openai_messages, openai_reply, tool_payload
+from agent.clients.wire import openai_messages, openai_reply, response_format, tool_payload
 from agent.model import Message, ModelError, ModelReply
+from evoharness.errors import EvoError
 from workspace.spec import ToolSpec
 
-THREADS = 2  # the project's target machine has 2 cores
-SLOTS = 2  # one per concurrent rollout (the default --workers): each keeps its own prompt cache
 CONTEXT_PER_SLOT = 8192
+MAX_SLOTS = 16  # each slot holds its own KV cache (~230 MiB for the 1.5B at CONTEXT_PER_SLOT)
+THREADS_ENV = "EVOHARNESS_THREADS"
+SLOTS_ENV = "EVOHARNESS_SLOTS"
+
+
+class ServerSize(BaseModel):
+    """How one llama.cpp server is sized: decode threads, and slots (concurrent conversations,
+    each with its own prompt cache, decoded together in one batch)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    threads: int = Field(ge=1)
+    slots: int = Field(ge=1, le=MAX_SLOTS)
+
+
+def machine_cores() -> int:
+    """Cores this process may use: physical ones (llama.cpp gains nothing from hyper-threads and
+    loses to their contention), within the CPU affinity a container or `taskset` sets."""
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    physical = psutil.cpu_count(logical=False) or allowed or 1
+    return max(1, min(allowed or 1, physical))
+
+
+def idle_cores() -> int:
+    """Cores not already busy with other work (the 1-minute load average), at least one.
+    llama.cpp's threads meet at a barrier after every operation: one thread preempted by another
+    process stalls them all. Measured on this project's 2-core machine under a load of ~5 (nice
+    10): 1 thread decoded 4.2-7.5 tokens/s, 2 threads 0.4-1.8 tokens/s."""
+    cores = machine_cores()
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return max(1, min(cores, cores - int(busy)))
+
+
+def server_size(workers: int = 1) -> ServerSize:
+    """The idle cores for one batched decode, and one slot per concurrent rollout (so rollouts
+    keep their own cached prompt); EVOHARNESS_THREADS / EVOHARNESS_SLOTS override."""
+    threads = _env_int(THREADS_ENV) or idle_cores()
+    slots = _env_int(SLOTS_ENV) or max(1, workers)
+    return ServerSize(threads=threads, slots=min(slots, MAX_SLOTS))
+
+
+def _env_int(name: str) -> int | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise EvoError("must be a positive whole number", field=name, value=raw,
+                       hint=f"unset {name} to size the embedded model from the machine")
+    return int(raw)
+
 
 # One llama.cpp server per weights file per process: loading a GGUF costs seconds and its memory
 # must not be paid twice when the code agent and the evolve agent share a model. This is a cache
-# of an immutable resource, not run state. `_state` guards it and the count of calls in flight.
+# of an immutable resource, not run state; the first caller's size holds for the process.
+# `_state` guards it and the count of calls in flight.
 _servers: dict[Path, Any] = {}
 _state = threading.Condition()
 _in_flight = 0
 _exiting = False
 
 
-def _server(path: Path) -> Any:
-    """The server of `path` (started on first use); the caller holds `_state`."""
-    if path not in _servers:
-        import xllamacpp  # deferred: loading the native library is not free
+def start_server(path: Path, size: ServerSize) -> Any:
+    """A new llama.cpp server on `path` (uncached: the batching benchmark compares sizes)."""
+    import xllamacpp  # deferred: loading the native library is not free
 
-        params = xllamacpp.CommonParams()
-        params.model.path = str(path)
-        # llama.cpp splits n_ctx across slots. With one slot, two rollouts alternating on it
-        # evict each other's cached prompt, and every step re-reads the whole conversation.
-        params.n_ctx = CONTEXT_PER_SLOT * SLOTS
-        params.n_parallel = SLOTS
-        params.cpuparams.n_threads = THREADS
-        params.cpuparams_batch.n_threads = THREADS
-        params.verbosity = -1  # llama.cpp's per-request logs would drown the CLI's output
-        if not _servers:
-            atexit.register(_stop_servers)
-        _servers[path] = xllamacpp.Server(params)
-    return _servers[path]
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    # llama.cpp splits n_ctx across slots. With one slot, two rollouts alternating on it evict
+    # each other's cached prompt, and every step re-reads the whole conversation.
+    params.n_ctx = CONTEXT_PER_SLOT * size.slots
+    params.n_parallel = size.slots
+    params.cpuparams.n_threads = size.threads
+    params.cpuparams_batch.n_threads = size.threads
+    params.verbosity = -1  # llama.cpp's per-request logs would drown the CLI's output
+    return xllamacpp.Server(params)
 
 
 @contextmanager
-def _serving(path: Path, name: str) -> Iterator[Any]:
-    """The server for one chat call, counted while the call runs so that exit can wait for it."""
+def _serving(path: Path, size: ServerSize, name: str) -> Iterator[Any]:
+    """The server of `path` (started on first use) for one chat call, counted while the call runs
+    so that exit can wait for it."""
     global _in_flight
     with _state:
         if _exiting:
             raise ModelError("the process is exiting", kind="unavailable", field=name)
-        server = _server(path)
+        if path not in _servers:
+            if not _servers:
+                atexit.register(_stop_servers)
+            _servers[path] = start_server(path, size)
+        server = _servers[path]
         _in_flight += 1
     try:
         yield server
@@ -87,11 +143,16 @@ def _stop_servers() -> None:
 
 
 class EmbeddedModel:
-    """Qwen2.5-Coder via in-process llama.cpp; the server starts on the first chat call."""
+    """Qwen2.5-Coder via in-process llama.cpp; the server starts on the first chat call, sized by
+    `size` (default: server_size(1))."""
 
-    def __init__(self, weights: ModelWeights = WEIGHTS["qwen2.5-coder-1.5b"]) -> None:
+    constrains_by_default = True  # llama.cpp turns response_format's JSON schema into a grammar
+
+    def __init__(self, weights: ModelWeights = WEIGHTS["qwen2.5-coder-1.5b"],
+                 size: ServerSize | None = None) -> None:
         self.weights = weights
         self.name = f"embedded:{weights.name}"
+        self.size = size or server_size()
 
     @text_boundary
     def chat(
@@ -102,20 +163,25 @@ class EmbeddedModel:
         temperature: float = 0.0,
         json_mode: bool = False,
         max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> ModelReply:
         body: dict[str, Any] = {"messages": openai_messages(messages), "temperature": temperature}
         if tools:
             body["tools"] = tool_payload(tools)
-        if json_mode:
-            body["response_format"] = {"type": "json_object"}
+        if (reply_format := response_format(json_mode, schema)) is not None:
+            body["response_format"] = reply_format
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
-        with _serving(ensure_weights(self.weights), self.name) as server:
-            started = time.perf_counter()
-            try:
-                payload = server.handle_chat_completions(body)
-            except RuntimeError as error:  # llama.cpp rejected the request (bad tools, too long)
-                raise ModelError(str(error), kind="permanent", field=self.name) from error
+        with _serving(ensure_weights(self.weights), self.size, self.name) as server:
+            return self.complete(server, body)
+
+    def complete(self, server: Any, body: dict[str, Any]) -> ModelReply:
+        """One chat-completions request on `server`, timed and decoded."""
+        started = time.perf_counter()
+        try:
+            payload = server.handle_chat_completions(body)
+        except RuntimeError as error:  # llama.cpp rejected the request (bad tools, too long)
+            raise ModelError(str(error), kind="permanent", field=self.name) from error
         if isinstance(payload, dict) and "error" in payload:
             raise ModelError("the embedded model failed", kind="permanent", field=self.name,
                              value=payload["error"])

@@ -22,6 +22,8 @@ DEFAULT_HOST = "http://127.0.0.1:11434"
 class OllamaModel:
     """One model on one Ollama server; `host` defaults to OLLAMA_HOST, then Ollama's default."""
 
+    constrains_by_default = True  # `format` takes a JSON schema (Ollama >= 0.5, llama.cpp grammars)
+
     def __init__(self, name: str, host: str | None = None, timeout: float = 300.0) -> None:
         self.name = name
         self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
@@ -37,6 +39,7 @@ class OllamaModel:
         temperature: float = 0.0,
         json_mode: bool = False,
         max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> ModelReply:
         options: dict[str, Any] = {"temperature": temperature}
         if max_tokens is not None:
@@ -47,7 +50,7 @@ class OllamaModel:
                 model=self.name,
                 messages=[_ollama_message(m) for m in messages],
                 tools=tool_payload(tools),
-                format="json" if json_mode else None,
+                format=schema if schema is not None else "json" if json_mode else None,
                 options=options,
                 stream=False,
             )

@@ -12,6 +12,7 @@ from agent.clients.boundary import text_boundary
 from agent.clients.wire import (
     openai_messages,
     openai_reply,
+    response_format,
     status_error,
     tool_payload,
     transport_error,
@@ -23,6 +24,8 @@ from workspace.spec import ToolSpec
 
 class OpenAICompatModel:
     """`base_url` is the server root (with or without a trailing /v1); `model` the served name."""
+
+    constrains_by_default = False  # whether a server accepts json_schema varies: the harness says "on"
 
     def __init__(
         self, base_url: str, model: str, api_key: str | None = None, timeout: float = 300.0
@@ -42,6 +45,7 @@ class OpenAICompatModel:
         temperature: float = 0.0,
         json_mode: bool = False,
         max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> ModelReply:
         body: dict[str, Any] = {
             "model": self.name,
@@ -50,8 +54,8 @@ class OpenAICompatModel:
         }
         if tools:
             body["tools"] = tool_payload(tools)
-        if json_mode:
-            body["response_format"] = {"type": "json_object"}
+        if (reply_format := response_format(json_mode, schema)) is not None:
+            body["response_format"] = reply_format
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
         started = time.perf_counter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from agent.model import Message, Model, ModelError, ModelReply
 from workspace.spec import ToolSpec
@@ -22,6 +23,7 @@ class RetryingModel:
     ) -> None:
         self.inner = inner
         self.name = inner.name
+        self.constrains_by_default = inner.constrains_by_default
         self.attempts = attempts
         self.backoff = backoff
         self._sleep = sleep
@@ -42,12 +44,13 @@ class RetryingModel:
         temperature: float = 0.0,
         json_mode: bool = False,
         max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> ModelReply:
         for attempt in range(self.attempts):
             try:
                 return self.inner.chat(
                     messages, tools=tools, temperature=temperature, json_mode=json_mode,
-                    max_tokens=max_tokens,
+                    max_tokens=max_tokens, schema=schema,
                 )
             except ModelError as error:
                 if error.kind != "transient" or attempt == self.attempts - 1:

@@ -38,6 +38,8 @@ class ScriptedModel:
     """Replays a fixed list of replies in order (for unit tests built in code): a str becomes a
     reply with that content, a ModelError is raised, a callable gets the messages."""
 
+    constrains_by_default = False  # its replies are what the test wrote, schema or not
+
     def __init__(self, replies: Iterable[Reply], name: str = "scripted", tokens: int = 10) -> None:
         self.replies = list(replies)
         self.name = name
@@ -46,7 +48,7 @@ class ScriptedModel:
 
     def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
              temperature: float = 0.0, json_mode: bool = False,
-             max_tokens: int | None = None) -> ModelReply:
+             max_tokens: int | None = None, schema: dict[str, Any] | None = None) -> ModelReply:
         self.calls.append(list(messages))
         if not self.replies:
             raise ModelError("script exhausted", kind="permanent", field="ScriptedModel.replies")
@@ -129,6 +131,8 @@ DONE = ScriptReply(tool="done", arguments={"summary": "scripted: nothing more to
 class RuleModel:
     """The Model protocol over a Script; stateless, so threads may share it."""
 
+    constrains_by_default = False  # its replies are what the script says, schema or not
+
     def __init__(self, script: Script, name: str, rollout: str = "") -> None:
         self.script = script
         self.name = name
@@ -147,7 +151,7 @@ class RuleModel:
 
     def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
              temperature: float = 0.0, json_mode: bool = False,
-             max_tokens: int | None = None) -> ModelReply:
+             max_tokens: int | None = None, schema: dict[str, Any] | None = None) -> ModelReply:
         system = next((m.content for m in messages if m.role == "system"), "")
         instruction = next((m.content for m in messages if m.role == "user"), "")
         rule = next((r for i, r in enumerate(self.script.rules)

@@ -24,6 +24,14 @@ def tool_payload(tools: list[ToolSpec] | None) -> list[dict[str, Any]] | None:
     ]
 
 
+def response_format(json_mode: bool, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The OpenAI `response_format` (also llama.cpp's): a JSON schema the server decodes under,
+    else any JSON object, else None (free text)."""
+    if schema is not None:
+        return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
+    return {"type": "json_object"} if json_mode else None
+
+
 def parse_arguments(raw: Any) -> dict[str, Any] | str:
     """A dict when the arguments are (or decode to) a JSON object; the raw text otherwise, so the
     loop can hand the model a structured error instead of guessing."""

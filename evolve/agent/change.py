@@ -1,96 +1,116 @@
 """The evolve agent's `change` tool: one call = one validated manifest entry + one validated edit batch
-= one git commit. The edit operations are workspace/'s; the manifest schema and trailers manifests/'."""
+= one git commit, refused before it costs an evaluation when it breaks the verdict or restates a
+rule the harness has (or had and lost). Reading the call as meant is tidy.py's; similarity is
+lessons.py's; the edit operations are workspace/'s; the manifest schema and trailers manifests/'."""
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from agent.tools import ToolError, ToolResult, refused
 from evoharness.errors import EvoError, ValidationFailed
 from manifests.schema import ChangeManifestEntry
 from manifests.store import parse_manifest, trailers_for
-from workspace.edits import EditRefused, apply_edits, parse_edits
+from workspace.edits import (
+    AddFile,
+    AppendRule,
+    EditRefused,
+    ReplaceSection,
+    WriteFile,
+    apply_edits,
+    parse_edits,
+)
 from workspace.repo import HarnessRepo
-from workspace.spec import ComponentKind, ToolSpec
+from workspace.spec import ToolSpec
+
+from .lessons import Lesson, restated, rule_lines
+from .tidy import COMPONENTS, EDIT_KEYS, LIBRARY_KEY, MANIFEST_KEYS, tidy_change
 
 LIBRARY_TRAILER = "Library-Entry"  # on a change that applies an improvement-library entry
-MANIFEST_RETRIES = 1  # an invalid manifest gets one retry; the next one ends the session
+REFUSALS = 3  # refused calls in a row that end the session; the one before it gets a corrective turn
 PENDING_COMMIT = "0" * 40  # the entry is validated before its commit exists
 SHOWN_TASK_IDS = 60  # a refusal lists the known ids, up to this many
+# The prompt's examples are placeholders in words ("<one general rule ...>"), unlike `<file>`.
+PLACEHOLDER = re.compile(r"<[a-z][a-z ,'/-]{8,}>")
 
+# What the registry checks: next to nothing, so that every mistake reaches the handler, which
+# forgives what costs nothing and counts the rest toward REFUSALS. What the model is shown and
+# decoded under is change_spec(), strict.
+LOOSE_SPEC = ToolSpec(name="change", description="", parameters={"type": "object"})
 _STRING = {"type": "string"}
-EDIT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": (
-        'One edit. {"op": "append_rule", "text": ...} adds a bullet to the prompt\'s rules; '
-        '{"op": "replace_section", "file": ..., "heading": ..., "text": ...} replaces a markdown '
-        'section\'s body; {"op": "add_file", "path": ..., "content": ...} creates a file; '
-        '{"op": "write_file", "path": ..., "content": ...} overwrites one; '
-        '{"op": "delete_file", "path": ...}; {"op": "register_component", "kind": "tool|middleware|'
-        'skill|subagent", "name": ...} lists a component (its files must exist) in harness.yaml; '
-        '{"op": "unregister_component", "kind": ..., "name": ...}.'
-    ),
-    "properties": {
-        "op": {"type": "string", "enum": ["append_rule", "replace_section", "add_file",
-                                          "write_file", "delete_file", "register_component",
-                                          "unregister_component"]},
-        "text": _STRING, "file": _STRING, "heading": _STRING, "path": _STRING,
-        "content": _STRING, "kind": _STRING, "name": _STRING,
-    },
-    "required": ["op"],
-}
-_TASK_LIST = {"type": "array", "items": {"type": "object", "properties": {
-    "task_id": _STRING, "probability": {"type": "number"}}}}
+_EDITS = [
+    ("append_rule", {"text": {**_STRING, "minLength": 12}}),
+    ("replace_section", {"file": _STRING, "heading": _STRING, "text": _STRING}),
+    ("add_file", {"path": _STRING, "content": _STRING}),
+    ("write_file", {"path": _STRING, "content": _STRING}),
+    ("delete_file", {"path": _STRING}),
+    ("register_component", {"kind": {"type": "string", "enum": ["tool", "middleware", "skill",
+                                                                 "subagent"]}, "name": _STRING}),
+    ("unregister_component", {"kind": {"type": "string", "enum": ["tool", "middleware", "skill",
+                                                                   "subagent"]}, "name": _STRING}),
+]
 
-# Manifest fields carry types only: their content (required fields, ranges, task ids) is checked
-# by the handler, so that every invalid manifest counts toward the one-retry rule.
-CHANGE_SPEC = ToolSpec(
-    name="change",
-    description=(
-        "Make ONE harness change (one root cause) as one commit with its prediction. Give `edit` "
-        "(one edit) or `edits` (a list). The edits are validated together; if refused, nothing is "
-        "changed and the reasons come back."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "edit": EDIT_SCHEMA,
-            "edits": {"type": "array", "items": EDIT_SCHEMA},
-            "component": {"type": "string", "description": " | ".join(get_args(ComponentKind))},
-            "root_cause": {"type": "string", "description": "what the AGENT does wrong, in general"},
-            "targeted_fix": {"type": "string", "description": "how this change stops it"},
-            "failure_evidence": {"type": "array", "items": {"type": "object", "properties": {
-                "task_id": _STRING, "rollout_id": _STRING, "attempt": {"type": "integer"}}}},
-            "predicted_fixes": {**_TASK_LIST, "description": "tasks this should make pass"},
-            "predicted_regressions": {**_TASK_LIST, "description": "tasks this may break"},
+
+def _closed(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "object", "properties": properties,
+            "required": list(properties) if required is None else required,
+            "additionalProperties": False}
+
+
+def change_spec(known_tasks: list[str], offered: list[str] = ()) -> ToolSpec:
+    """The `change` tool as the model sees it and is decoded under: manifest fields in the order
+    worth thinking in (cause, evidence, edit, prediction), task ids and components as enums, and
+    the library entries `offered` this session (an optional field, only when there are some)."""
+    task = {"type": "string", "enum": known_tasks} if known_tasks else _STRING
+    prediction = {"type": "array", "items": _closed({"task_id": task,
+                                                     "probability": {"type": "number"}})}
+    edit = {"oneOf": [_closed({"op": {"type": "string", "const": op}, **fields})
+                      for op, fields in _EDITS]}
+    return ToolSpec(
+        name="change",
+        description=(
+            "Make ONE harness change (one root cause) as one commit with its prediction. The edits "
+            "are validated together; if refused, nothing is changed and the reasons come back."),
+        parameters=_closed({
+            "root_cause": {**_STRING, "description": "what the AGENT does wrong, in general"},
+            "failure_evidence": {"type": "array", "minItems": 1, "items": _closed(
+                {"task_id": task, "attempt": {"type": "integer"}}, ["task_id"])},
+            "component": {"type": "string", "enum": list(COMPONENTS)},
+            "edits": {"type": "array", "minItems": 1, "maxItems": 4, "items": edit},
+            "targeted_fix": {**_STRING, "description": "how this change stops it"},
+            "predicted_fixes": {**prediction, "minItems": 1,
+                                "description": "tasks this should make pass"},
+            "predicted_regressions": {**prediction, "description": "tasks this may break"},
             "expected_delta": {"type": "number", "description": "pass-rate points, e.g. 5"},
-            "library_entry": {"type": "string", "description": "the improvement-library entry "
-                              "this change applies, if any"},
-        },
-        "additionalProperties": False,
-    },
-)
-_MANIFEST_KEYS = ("component", "root_cause", "targeted_fix", "failure_evidence",
-                  "predicted_fixes", "predicted_regressions", "expected_delta")
+            **({LIBRARY_KEY: {"type": "string", "enum": offered,
+                              "description": "the improvement-library entry this change "
+                                             "applies, if any"}} if offered else {}),
+        }, required=list(MANIFEST_KEYS) + ["edits"]),
+    )
 
 
 class ChangeTool:
     """The `change` handler and what it produced: the entries committed, and `gave_up` (the reason)
-    once a second invalid manifest in a row ended the session."""
+    once REFUSALS refused calls in a row ended the session."""
 
     def __init__(self, repo: HarnessRepo, *, run_id: str, iteration: int, known_tasks: list[str],
-                 max_changes: int, offered: frozenset[str] = frozenset()) -> None:
+                 max_changes: int, tried: list[Lesson] = (),
+                 offered: frozenset[str] = frozenset(),
+                 harness_rules: Callable[[], list[str]] | None = None) -> None:
         self.repo = repo
         self.offered = offered  # ids of the library entries this session was shown
         self.run_id = run_id
         self.iteration = iteration
         self.known_tasks = known_tasks
         self.max_changes = max_changes
+        self.reverted = [lesson for lesson in tried if lesson.decision == "revert" and lesson.rule]
+        self.harness_rules = harness_rules or (lambda: [])
         self.entries: list[ChangeManifestEntry] = []
         self.gave_up: str | None = None
-        self._invalid_in_a_row = 0
+        self.refused_in_a_row = 0
         # Change ids must be unique over the run and match the manifest's id pattern.
         self._id_prefix = re.sub(r"[^A-Za-z0-9._-]", "-", f"{run_id}-it{iteration:03d}")
 
@@ -98,69 +118,156 @@ class ChangeTool:
         if len(self.entries) >= self.max_changes:
             return refused("permanent", f"the limit of {self.max_changes} change(s) this iteration "
                            "is reached", "finish with done")
-        try:
-            draft = self._draft(arguments)
-        except ValidationFailed as error:
-            return self._invalid_manifest(error)
-        self._invalid_in_a_row = 0
-        applies = arguments.get("library_entry")
-        if applies is not None and applies not in self.offered:
-            return refused("permanent", f"no library entry {applies!r} was offered; nothing was "
-                           "changed", f"offered: {', '.join(sorted(self.offered)) or 'none'}")
+        tidied = tidy_change(arguments, self.known_tasks)
+        read_as = "".join(f"\n(read as meant: {note})" for note in tidied.notes)
+        # The manifest and the edits are checked together, so one refusal names every problem.
+        draft, manifest_problems = _attempt(self._draft, tidied.manifest)
+        manifest_problems += self._library_problems(tidied.library_entry)
+        edits, edit_problems = _attempt(_edits, tidied.edits)
+        if manifest_problems or edits is None:
+            what = "invalid manifest" if manifest_problems else "edit refused"
+            return self._refused([*manifest_problems, *edit_problems], tidied.manifest, read_as,
+                                 what)
+        applies = tidied.library_entry
         trailers = trailers_for(draft) | ({LIBRARY_TRAILER: applies} if applies else {})
         try:
-            return self._commit(draft, edit_list(arguments), trailers)
+            output = self._commit(draft, edits, trailers)
         except EditRefused as error:
-            return refused("permanent", "edit refused; nothing was changed:\n" + _problems(error),
-                           "fix the edit (read the file first) and call change again")
+            return self._refused(error.problems, tidied.manifest, read_as, "edit refused")
+        self.refused_in_a_row = 0
+        return ToolResult(output=output + read_as)
 
-    def _draft(self, arguments: dict[str, Any]) -> ChangeManifestEntry:
+    def _draft(self, manifest: dict[str, Any]) -> ChangeManifestEntry:
         """The manifest entry with a pending commit, validated with the run's train task ids."""
         entry = {"id": f"{self._id_prefix}-c{len(self.entries) + 1}", "files": ["(pending)"],
-                 "commit": PENDING_COMMIT,
-                 **{key: arguments[key] for key in _MANIFEST_KEYS if key in arguments}}
+                 "commit": PENDING_COMMIT, **manifest}
         wrapper = {"run_id": self.run_id, "iteration": self.iteration,
                    "harness_commit_before": PENDING_COMMIT, "changes": [entry]}
-        manifest = parse_manifest(json.dumps(wrapper), Path("manifest"), self.known_tasks)
-        return manifest.changes[0]
+        draft = parse_manifest(json.dumps(wrapper), Path("manifest"), self.known_tasks)
+        if not draft.changes[0].predicted_fixes:
+            raise ValidationFailed("manifest", [EvoError(
+                "no prediction: name at least one task this change should fix",
+                field="predicted_fixes", hint="a change that predicts nothing cannot be judged")])
+        return draft.changes[0]
 
-    def _invalid_manifest(self, error: ValidationFailed) -> ToolResult:
-        self._invalid_in_a_row += 1
-        problems = _problems(error)
-        if self._invalid_in_a_row > MANIFEST_RETRIES:
-            self.gave_up = f"invalid manifest: {problems}"
-            return ToolResult(final=self.gave_up, error=ToolError(
-                kind="permanent", message=self.gave_up, suggestion="the session ends here"))
-        known = ", ".join(self.known_tasks[:SHOWN_TASK_IDS])
-        return refused("permanent", "invalid manifest; nothing was changed:\n" + problems,
-                       f"fix these fields and call change again (last retry). Task ids: {known}")
+    def _check_new(self, lines: list[str], existing: list[str]) -> None:
+        """Refuse rule lines that are a placeholder, or that all restate a rule the harness has or
+        one reverted earlier in the run: each would cost an evaluation to learn nothing."""
+        if not lines:
+            return
+        if any(PLACEHOLDER.search(line) for line in lines):
+            raise EditRefused("the change", [EvoError(
+                "the rule is the prompt's placeholder, not a rule", field="edits", value=lines[0],
+                hint="write your own rule for the root cause you found")])
+        problems = []
+        for line in lines:
+            if (rule := restated(line, existing)) is not None:
+                problems.append(f"already in the harness: {rule!r}")
+            elif (lesson := self._reverted_match(line)) is not None:
+                problems.append(f"already tried in iteration {lesson.iteration} "
+                                f"({lesson.change_id}, {lesson.verdict}) and reverted: "
+                                f"{lesson.rule!r}")
+            else:
+                return  # one new lesson is enough for the change to be worth an evaluation
+        raise EditRefused("the change", [EvoError(
+            problem, field="edits", hint="find a different root cause or a different fix")
+            for problem in problems])
+
+    def _library_problems(self, applies: str | None) -> list[EvoError]:
+        if applies is None or applies in self.offered:
+            return []
+        return [EvoError("no such library entry was offered", field=LIBRARY_KEY, value=applies,
+                         hint=f"offered: {', '.join(sorted(self.offered)) or 'none'}")]
+
+    def _reverted_match(self, line: str) -> Lesson | None:
+        rule = restated(line, [lesson.rule for lesson in self.reverted])
+        return next((lesson for lesson in self.reverted if lesson.rule == rule), None)
 
     def _commit(self, draft: ChangeManifestEntry, edits: list[Any],
-                trailers: dict[str, str]) -> ToolResult:
-        if not edits:
-            raise EditRefused("the change", [EvoError("no edits given", field="edit",
-                                                      hint="give `edit` or `edits`")])
-        apply_edits(self.repo, parse_edits(edits))
+                trailers: dict[str, str]) -> str:
+        lines = [line for edit in edits for line in _new_rule_lines(self.repo.path, edit)]
+        existing = self.harness_rules()  # before the edits add their own lines
+        apply_edits(self.repo, edits)  # a harness the edits break is refused first: the worse fault
         if not self.repo.is_dirty():
             raise EditRefused("the change", [EvoError("the edits change nothing", field="edits")])
+        try:
+            self._check_new(lines, existing)
+        except EditRefused:
+            self.repo.reset_hard(self.repo.head())  # the session started clean, and each commit too
+            raise
         sha = self.repo.commit_change(_message(draft), change_id=draft.id,
                                       component=draft.component, trailers=trailers)
         entry = ChangeManifestEntry.model_validate(
             {**draft.model_dump(), "commit": sha, "files": self.repo.changed_files(sha)})
         self.entries.append(entry)
         left = self.max_changes - len(self.entries)
-        return ToolResult(output=f"committed change {entry.id} as {sha[:12]} "
-                                 f"({', '.join(entry.files)}); {left} change(s) left this iteration")
+        return (f"committed change {entry.id} as {sha[:12]} ({', '.join(entry.files)}); "
+                f"{left} change(s) left this iteration")
+
+    def _refused(self, found: list[EvoError], manifest: dict[str, Any], read_as: str,
+                 what: str) -> ToolResult:
+        self.refused_in_a_row += 1
+        problems = "\n".join(f"- {_one(problem)}" for problem in found)
+        message = f"{what}; nothing was changed:\n{problems}{read_as}"
+        if self.refused_in_a_row >= REFUSALS:
+            self.gave_up = (f"no valid change after {self.refused_in_a_row} refused attempts; "
+                            f"the last one: {what}: {problems}")
+            return ToolResult(final=self.gave_up, error=ToolError(
+                kind="permanent", message=message, suggestion="the session ends here"))
+        if self.refused_in_a_row == REFUSALS - 1:
+            return refused("permanent", message, _corrective(found, manifest))
+        known = ", ".join(self.known_tasks[:SHOWN_TASK_IDS])
+        return refused("permanent", message,
+                       f"fix these and call change again. Task ids: {known}")
 
 
-def edit_list(arguments: dict[str, Any]) -> list[Any]:
-    """`edit` and `edits` both accepted: a small model often sends one edit object."""
-    single = [arguments["edit"]] if "edit" in arguments else []
-    return single + list(arguments.get("edits") or [])
+def _attempt(check: Callable[[Any], Any], value: Any) -> tuple[Any, list[EvoError]]:
+    """(what `check` made of `value`, []), or (None, its problems)."""
+    try:
+        return check(value), []
+    except ValidationFailed as error:
+        return None, error.problems
 
 
-def _problems(error: ValidationFailed) -> str:
-    return "\n".join(f"- {_one(problem)}" for problem in error.problems)
+def _edits(raw: list[Any]) -> list[Any]:
+    if not raw:
+        raise EditRefused("the change", [EvoError("no edits given", field="edits",
+                                                  hint="give `edits` (a list of edits)")])
+    return parse_edits(raw)
+
+
+def _new_rule_lines(root: Path, edit: Any) -> list[str]:
+    """The prose lines an edit adds to a .md/.j2 file that were not there before (for append_rule,
+    its text): what a rule-restating check compares."""
+    if isinstance(edit, AppendRule):
+        return [edit.text]
+    if isinstance(edit, ReplaceSection | WriteFile | AddFile):
+        rel = edit.file if isinstance(edit, ReplaceSection) else edit.path
+        if not rel.endswith((".md", ".j2")):
+            return []
+        path = root / rel
+        before = set(rule_lines(path.read_text(errors="replace"))) if path.is_file() else set()
+        text = edit.text if isinstance(edit, ReplaceSection) else edit.content
+        return [line for line in rule_lines(text) if line not in before]
+    return []
+
+
+def _corrective(found: list[EvoError], manifest: dict[str, Any]) -> str:
+    """The one short corrective turn after a second refusal: the fields to fix, with the call's
+    other fields kept, and the way out."""
+    bad = {_top_field(problem.field) for problem in found}
+    skeleton = {key: (f"<fix: {key}>" if key in bad else manifest[key])
+                for key in MANIFEST_KEYS if key in manifest or key in bad}
+    edit_note = " and `edits`" if bad & set(EDIT_KEYS) else ""
+    return (f"refused twice in a row; this is the last try. Call change once more with "
+            f"{', '.join(sorted(bad - set(EDIT_KEYS))) or 'the same fields'}{edit_note} fixed, "
+            f"like {json.dumps(skeleton)[:600]}; or call done with the specific reason you could "
+            "not make a valid change")
+
+
+def _top_field(field: str | None) -> str:
+    name = (field or "").removeprefix("changes[0].")
+    return re.split(r"[.\[]", name, maxsplit=1)[0] or "edits"
 
 
 def _one(problem: EvoError) -> str:

@@ -1,11 +1,14 @@
 """One evolve-agent session: its prompt (jinja2 templates), its toolbox, the runtime loop, and the
-outcome the iteration loop turns into a manifest. Saving the manifest is the loop's job."""
+outcome the iteration loop turns into a manifest: a committed change or a specific reason for none.
+Saving the manifest is the loop's job."""
 from __future__ import annotations
 
+import json
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
@@ -14,20 +17,28 @@ from agent.events import EventSink
 from agent.loop import run_tools_agent
 from agent.model import Model
 from agent.parsing import format_instructions
-from agent.tools import DONE, ToolRegistry, done_tool
+from agent.tools import DONE, Handler, ToolRegistry, ToolResult, done_tool, refused
 from evoharness.errors import EvoError
+from manifests.record import ChangeRecord
 from manifests.schema import ChangeManifestEntry
 from traces.store import TraceStore
 from workspace.repo import HarnessRepo
-from workspace.spec import Budgets, ComponentKind, Settings
+from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
-from .change import CHANGE_SPEC, ChangeTool
+from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, change_spec
+from .lessons import harness_rules, lessons_markdown, same_lesson, tried_lessons
 from .tools import LibraryOffer, SqlHandler, evidence_tool, library_tool, workspace_tools
 
 # Reading evidence and writing edits needs more room than a code agent's step: longer replies, and
 # a session of many steps over one context.
 DEFAULT_SETTINGS = Settings(max_output_tokens=1024,
                             budgets=Budgets(tokens=400_000, wall_seconds=3600.0))
+REASON_WORDS = 8  # a no-change reason shorter than this says nothing specific
+STEPS_WARNING = 3  # with this many steps left and no change, every tool result says so
+REPEAT_WINDOW = 3  # a call identical to one of the last this many is not run again
+PATTERNS_HEADING = "## Failure patterns"  # debugger/templates/overview.md.j2
+_FIRST_ROLLOUT = re.compile(r"\]\((rollouts/[^)\s]+\.md)\)")
+SHOWN_RULES = 20
 _TEMPLATES = Environment(loader=PackageLoader("evolve.agent", "templates"),
                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                          keep_trailing_newline=True, autoescape=False)
@@ -56,7 +67,113 @@ class EvolveOutcome(BaseModel):
     tokens_in: int
     tokens_out: int
     steps: int
-    exit_reason: str  # the runtime's, or "invalid_manifest" when the retry rule ended the session
+    exit_reason: str  # the runtime's, or "invalid_manifest" when refusals ended the session
+    specific: bool = True  # a change, or a no-change reason the agent stated specifically
+
+
+def specific_reason(text: str) -> bool:
+    """Whether a no-change reason says something: REASON_WORDS words or more, no placeholder."""
+    return len(text.split()) >= REASON_WORDS and not PLACEHOLDER.search(text)
+
+
+class Finish:
+    """`done` for the evolve agent: after a change, any summary; without one, the summary is the
+    no-change reason, and a vague one is sent back once to be made specific."""
+
+    def __init__(self, changes: ChangeTool) -> None:
+        self.changes = changes
+        self.reason: str | None = None
+        self._asked = False
+
+    def __call__(self, arguments: dict[str, Any]) -> ToolResult:
+        summary = " ".join(str(arguments.get("summary", "")).split())
+        if self.changes.entries or specific_reason(summary) or self._asked:
+            self.reason = summary
+            return done_tool(arguments)
+        self._asked = True
+        return refused("permanent", f"no change was made, and {summary!r} does not say why",
+                       "make a change, or call done again with the specific reason: which failure "
+                       "patterns or tasks you looked at and why no harness change would help them")
+
+
+class Guide:
+    """Wraps every handler so a small model keeps moving: a call identical to a recent one is not
+    run again, each read of evidence or harness is followed by the workflow's next step, and with
+    STEPS_WARNING steps left and nothing committed, each result says so. (The 1.5B, unguided, read
+    overview.md ten times in a row until its time ran out.)"""
+
+    def __init__(self, max_steps: int, changes: ChangeTool) -> None:
+        self.left = max_steps
+        self.changes = changes
+        self.recent: list[str] = []
+        self.patterns: list[str] = []
+        self.example_rollout: str | None = None
+
+    def wrap(self, name: str, handler: Handler) -> Handler:
+        def handle(arguments: dict[str, Any]) -> ToolResult:
+            self.left -= 1
+            call = f"{name} {json.dumps(arguments, sort_keys=True)}"
+            if name not in ("change", "done") and call in self.recent[-REPEAT_WINDOW:]:
+                result = refused("permanent", f"you just made this same call ({call}); its result "
+                                 "is above", self._next(name, arguments) or "do something else")
+            else:
+                result = handler(arguments)
+            self.recent.append(call)
+            return self._guided(name, arguments, result)
+        return handle
+
+    def _guided(self, name: str, arguments: dict[str, Any], result: ToolResult) -> ToolResult:
+        if _is_overview(name, arguments) and result.error is None:
+            self._read_overview(result.output)
+        if result.final is not None:
+            return result
+        hints = [hint] if result.error is None and (hint := self._next(name, arguments)) else []
+        if self.left <= STEPS_WARNING and not self.changes.entries:
+            hints.append(f"{self.left} step(s) left: make your change now, or call done with "
+                         "the specific reason there is none")
+        if not hints:
+            return result
+        return result.model_copy(update={"output": result.output + "".join(
+            f"\n[{hint}]" for hint in hints)})
+
+    def _read_overview(self, text: str) -> None:
+        """The failure patterns' titles and the first example rollout, to name next steps with."""
+        section = text.partition(PATTERNS_HEADING)[2].partition("\n## ")[0]
+        self.patterns = [line[4:].strip() for line in section.splitlines()
+                         if line.startswith("### ")]
+        found = _FIRST_ROLLOUT.search(section) or _FIRST_ROLLOUT.search(text)
+        self.example_rollout = found.group(1) if found else None
+
+    def _next(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """The workflow's next step after `name`, or None where the agent should decide."""
+        if name == "change":
+            return self._after_change()
+        if _is_overview(name, arguments):
+            example = (f'read_evidence {{"path": "{self.example_rollout}"}}'
+                       if self.example_rollout else "read_evidence on one of its rollouts")
+            return (f"next: pick the failure pattern with the most rollouts and see what the agent "
+                    f"did there, e.g. {example}; then call change")
+        if name in ("read_evidence", "read_file", "sql", "list_files", "library"):
+            return ("next: call change with the root cause this shows (read_file the harness file "
+                    "first if you will replace a section of it), or call done with the specific "
+                    "reason there is none")
+        return None
+
+    def _after_change(self) -> str:
+        """After a commit: the next pattern no committed root cause states yet, while changes are
+        left (one change per root cause), else done."""
+        causes = [entry.root_cause for entry in self.changes.entries]
+        left = [title for title in self.patterns
+                if not any(same_lesson(title, cause) for cause in causes)]
+        if len(self.changes.entries) >= self.changes.max_changes or not left:
+            return "next: call done with a short summary"
+        return (f'next: if another failure pattern has a different root cause, e.g. "{left[0]}", '
+                "make one change for it; otherwise call done with a short summary")
+
+
+def _is_overview(name: str, arguments: dict[str, Any]) -> bool:
+    return name == "read_evidence" and str(arguments.get("path", "overview.md")).endswith(
+        "overview.md")
 
 
 def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
@@ -64,65 +181,90 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
                      max_changes: int, max_steps: int, sink: EventSink, scoreboard_md: str,
                      store: TraceStore | None = None, settings: Settings | None = None,
                      forbidden: Iterable[str] = (), library: Sequence[LibraryOffer] = (),
+                     tried: Sequence[ChangeRecord] = (),
                      clock: Callable[[], float] = time.monotonic) -> EvolveOutcome:
     """Let the evolve agent read the evidence and commit up to `max_changes` changes to `repo`.
 
     `store`, the loop's open TraceStore on `db_path`, is queried instead of opening the file again
-    (DuckDB refuses a second handle on it); `settings` (default DEFAULT_SETTINGS) chooses the action format; its max_steps is replaced.
-    `forbidden` (the hidden tests' lines) is redacted from what the SQL tool shows; `library`
-    lists the improvement-library entries that match this iteration's failures."""
+    (DuckDB refuses a second handle on it); `settings` (default DEFAULT_SETTINGS) chooses the
+    action format; its max_steps is replaced. `forbidden` (the hidden tests' lines) is redacted
+    from what the SQL tool shows; `library` lists the improvement-library entries that match this
+    iteration's failures; `tried` is the run's earlier changes with their fate (the ledger's)."""
     if repo.is_dirty():
         raise EvoError("uncommitted changes in the workspace", file=repo.path,
                        hint="the evolve agent commits every change; clean the workspace first")
+    lessons = tried_lessons(tried, repo)
+    offered = sorted(offer.entry_id for offer in library)
     changes = ChangeTool(repo, run_id=run_id, iteration=iteration, known_tasks=train_tasks,
-                         max_changes=max_changes,
-                         offered=frozenset(offer.entry_id for offer in library))
+                         max_changes=max_changes, tried=lessons, offered=frozenset(offered),
+                         harness_rules=lambda: harness_rules(repo))
+    finish = Finish(changes)
     sql = SqlHandler(store or db_path, forbidden)
-    registry = _toolbox(repo.path, evidence_dir, sql, changes, library)
+    shown = _shown_specs(repo.path, evidence_dir, train_tasks, library, offered)
+    registry = _toolbox(repo.path, evidence_dir, sql, changes, finish, Guide(max_steps, changes),
+                        library)
     settings = (settings or DEFAULT_SETTINGS).model_copy(update={"max_steps": max_steps})
-    system = render_system_prompt(registry, settings, train_tasks, max_changes, scoreboard_md,
-                                  [offer.summary for offer in library])
+    system = render_system_prompt(
+        shown, settings, train_tasks, max_changes, scoreboard_md, lessons=lessons_markdown(lessons),
+        rules=harness_rules(repo, bullets_only=True)[:SHOWN_RULES],
+        library=[offer.summary for offer in library])
     instruction = _TEMPLATES.get_template("task.md.j2").render(iteration=iteration,
                                                                max_changes=max_changes)
     try:
-        result = run_tools_agent(model, registry, system, instruction, sink, settings, clock=clock)
+        result = run_tools_agent(model, registry, system, instruction, sink, settings,
+                                 decoding_specs=shown, clock=clock)
     finally:
         sql.close()
     exit_reason = "invalid_manifest" if changes.gave_up else result.exit_reason
-    return EvolveOutcome(manifest_changes=changes.entries,
-                         no_change_reason=_no_change_reason(changes, exit_reason),
+    reason = _no_change_reason(changes, finish, exit_reason)
+    return EvolveOutcome(manifest_changes=changes.entries, no_change_reason=reason,
                          tokens_in=result.tokens_in, tokens_out=result.tokens_out,
-                         steps=result.steps, exit_reason=exit_reason)
+                         steps=result.steps, exit_reason=exit_reason,
+                         specific=bool(changes.entries) or (
+                             finish.reason is not None and specific_reason(finish.reason)))
+
+
+def _shown_specs(workspace: Path, evidence_dir: Path, train_tasks: list[str],
+                 library: Sequence[LibraryOffer], offered: list[str]) -> list[ToolSpec]:
+    """The tools as the model sees them and is decoded under (the strict `change`)."""
+    reads = [library_tool(library)[0]] if library else []
+    return [*(spec for spec, _ in workspace_tools(workspace)), evidence_tool(evidence_dir)[0],
+            SqlHandler.spec, *reads, change_spec(train_tasks, offered), DONE]
 
 
 def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler, changes: ChangeTool,
-             library: Sequence[LibraryOffer]) -> ToolRegistry:
+             finish: Finish, guide: Guide, library: Sequence[LibraryOffer]) -> ToolRegistry:
     registry = ToolRegistry()
     reads = [library_tool(library)] if library else []
     for spec, handler in [*workspace_tools(workspace), evidence_tool(evidence_dir),
-                          (SqlHandler.spec, sql), *reads, (CHANGE_SPEC, changes),
-                          (DONE, done_tool)]:
-        registry.add(spec, handler)
+                          (SqlHandler.spec, sql), *reads, (LOOSE_SPEC, changes), (DONE, finish)]:
+        registry.add(spec, guide.wrap(spec.name, handler))
     return registry
 
 
-def render_system_prompt(registry: ToolRegistry, settings: Settings, train_tasks: list[str],
-                         max_changes: int, scoreboard_md: str, library: Sequence[str] = ()) -> str:
+def render_system_prompt(tools: list[ToolSpec], settings: Settings, train_tasks: list[str],
+                         max_changes: int, scoreboard_md: str, *, lessons: str = "",
+                         rules: list[str] = (), library: Sequence[str] = ()) -> str:
     """The evolve agent's system prompt; only train task ids ever reach it."""
     return _TEMPLATES.get_template("system.md.j2").render(
-        tools=[spec for spec in registry.specs if spec.name != DONE.name],
-        reply_protocol=format_instructions(settings.action_format, registry.names),
+        tools=[spec for spec in tools if spec.name != DONE.name],
+        reply_protocol=format_instructions(settings.action_format, [t.name for t in tools]),
         action_format=settings.action_format,
         components=get_args(ComponentKind),
         task_ids=train_tasks,
-        example_task=train_tasks[0] if train_tasks else "task-id",
         max_changes=max_changes,
         scoreboard=scoreboard_md.strip() or "None yet: this is the first iteration with changes.",
+        lessons=lessons or "None: no change has been made in this run yet.",
+        rules=list(rules),
         library=list(library),
     )
 
 
-def _no_change_reason(changes: ChangeTool, exit_reason: str) -> str | None:
+def _no_change_reason(changes: ChangeTool, finish: Finish, exit_reason: str) -> str | None:
     if changes.entries:
         return None
-    return changes.gave_up or f"the evolve agent made no change ({exit_reason})"
+    if changes.gave_up:
+        return changes.gave_up
+    if finish.reason:
+        return f"no change: {finish.reason}"
+    return f"the evolve agent made no change ({exit_reason})"

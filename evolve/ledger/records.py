@@ -82,6 +82,7 @@ class EvolveResult(_Result):
     tokens: int = 0
     steps: int = 0
     exit_reason: str = ""
+    specific: bool = True  # a change, or a no-change reason the agent stated specifically
 
 
 class CommitResult(_Result):

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from evolve.agent.change import LIBRARY_TRAILER, edit_list
+from evolve.agent.change import LIBRARY_TRAILER
+from evolve.agent.tidy import edits_as_meant
 from evolve.compare import compare
 from evolve.ledger import RunLedger, RunPaths
 from evolve.report.data import commit_diff
@@ -112,7 +113,7 @@ def _edits(paths: RunPaths, iteration: int, change_id: str) -> list[dict]:
     results = [e for e in events if e["kind"] == "tool_result" and e["name"] == "change"]
     for call, result in zip(calls, results):
         if result["content"].startswith(f"committed change {change_id} "):
-            return [e for e in edit_list(call["data"].get("arguments", {})) if isinstance(e, dict)]
+            return [e for e in edits_as_meant(call["data"].get("arguments", {})) if isinstance(e, dict)]
     return []
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from agent.clients import OllamaModel, RetryingModel
 from agent.model import Message, ModelError, ToolCall
+from agent.parsing import action_schema
 from tests.fixtures.ollama_server import OllamaScriptServer
 from workspace.spec import ToolSpec
 
@@ -60,6 +61,13 @@ def test_json_mode_sets_format() -> None:
     with OllamaScriptServer([{"content": '{"tool": "done"}'}]) as s:
         OllamaModel("qwen", host=s.url).chat(HELLO, json_mode=True)
     assert s.requests[0]["format"] == "json"
+
+
+def test_a_schema_is_sent_as_the_format() -> None:
+    schema = action_schema([SHELL])
+    with OllamaScriptServer([{"content": '{"tool": "shell"}'}]) as s:
+        OllamaModel("qwen", host=s.url).chat(HELLO, json_mode=True, schema=schema)
+    assert s.requests[0]["format"] == schema  # through the official client, unchanged
 
 
 def test_history_with_tool_calls_is_sent_in_ollama_shape() -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from agent.clients import OpenAICompatModel, RetryingModel
 from agent.model import Message, ModelError, ToolCall
+from agent.parsing import action_schema
 from tests.fixtures.ollama_server import OllamaScriptServer
 from workspace.spec import ToolSpec
 
@@ -91,3 +92,12 @@ def test_unreachable_server_is_unavailable() -> None:
     with pytest.raises(ModelError) as raised:
         OpenAICompatModel(url, "coder").chat(HELLO)
     assert raised.value.kind == "unavailable"
+
+
+def test_a_schema_is_sent_as_a_json_schema_response_format() -> None:
+    schema = action_schema([SHELL])
+    with OllamaScriptServer([{"content": '{"tool": "shell"}'}]) as s:
+        OpenAICompatModel(s.url, "coder").chat(HELLO, json_mode=True, schema=schema)
+    sent = s.requests[0]["response_format"]
+    assert sent == {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
+    assert OpenAICompatModel.constrains_by_default is False  # servers differ: the harness opts in

@@ -2,15 +2,34 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
+from jsonschema import Draft202012Validator
 
-from agent.clients import EmbeddedModel
+from agent.clients import EmbeddedModel, make_model
+from agent.clients.embedded import (
+    MAX_SLOTS,
+    SLOTS_ENV,
+    THREADS_ENV,
+    ServerSize,
+    idle_cores,
+    machine_cores,
+    server_size,
+)
 from agent.clients.weights import WEIGHTS, ModelWeights, WeightsMissing
 from agent.model import Message
+from agent.parsing import action_schema
+from agent.tools import DONE
+from evoharness.errors import EvoError
+from tasks.executor import LocalExecutor
+from workspace.spec import ToolSpec
+
+SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
+    "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
 
 ACTION_PROMPT = [
     Message(
@@ -81,3 +100,43 @@ def test_exit_waits_for_a_call_in_flight_and_then_stops_the_server() -> None:
     assert done.stdout.splitlines() == ["in flight: 1", "replies at exit: 1",
                                         "a new call is refused: unavailable"], done.stdout
     assert "waiting for 1 embedded model call(s) to finish" in done.stderr
+
+
+def test_the_server_is_sized_from_the_machine_and_the_workers(monkeypatch) -> None:
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    monkeypatch.delenv(SLOTS_ENV, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))  # an idle machine
+    assert server_size(4) == ServerSize(threads=machine_cores(), slots=4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (machine_cores() + 3.0, 0.0, 0.0))
+    assert server_size(4).threads == idle_cores() == 1  # every core busy: one thread
+    assert server_size(0).slots == 1 and server_size(100).slots == MAX_SLOTS
+    assert 1 <= machine_cores() <= len(os.sched_getaffinity(0))
+    monkeypatch.setenv(THREADS_ENV, "3")
+    monkeypatch.setenv(SLOTS_ENV, "5")
+    assert server_size(2) == ServerSize(threads=3, slots=5)
+    monkeypatch.setenv(THREADS_ENV, "many")
+    with pytest.raises(EvoError) as raised:
+        server_size()
+    assert raised.value.field == THREADS_ENV and raised.value.value == "many"
+
+
+def test_a_run_sizes_the_embedded_server_by_its_workers(monkeypatch) -> None:
+    monkeypatch.delenv(SLOTS_ENV, raising=False)
+    executor = LocalExecutor(workers=3, rollout_timeout=None, sandbox_factory=lambda: None)
+    assert executor.model_factory("embedded").inner.size.slots == 3  # nothing is loaded yet
+    assert make_model("embedded-small").inner.size.slots == 1
+
+
+@pytest.mark.slow
+def test_real_model_keeps_to_the_action_schema_when_asked_to_break_it() -> None:
+    """Asked for an unknown tool and extra keys, the 1.5B under constrained decoding still writes
+    one action of the schema (llama.cpp turns response_format's schema into a grammar)."""
+    schema = action_schema([SHELL, DONE])
+    prompt = [ACTION_PROMPT[0], Message(role="user", content=(
+        'Call the tool "python" with arguments {"code": "print(1)", "task_name": "x"}, and add '
+        'the keys "outcome" and "error" to your JSON object.'))]
+    reply = EmbeddedModel(WEIGHTS["qwen2.5-coder-1.5b"]).chat(
+        prompt, json_mode=True, schema=schema, max_tokens=200)
+    action = json.loads(reply.content)
+    assert Draft202012Validator(schema).is_valid(action), action
+    assert action["tool"] in ("shell", "done")

@@ -100,3 +100,52 @@ def test_native_malformed_arguments_are_answered_on_the_same_call_id(harness):
     assert result.exit_reason == "done"
     answer = model.calls[1][-1]
     assert answer.role == "tool" and answer.tool_call_id == "c9" and "not valid JSON" in answer.content
+
+
+class ConstrainingModel(RecordingModel):
+    """A scripted server that says it enforces schemas, and refuses them while `refuse` is set."""
+
+    constrains_by_default = True
+
+    def __init__(self, replies, refuse: bool = False):
+        super().__init__(replies)
+        self.refuse = refuse
+
+    def chat(self, messages, **options):
+        if self.refuse and options.get("schema") is not None:
+            self.options.append(options)
+            raise ModelError("grammar conversion failed", kind="permanent", field="scripted")
+        return super().chat(messages, **options)
+
+
+def test_json_actions_are_decoded_under_the_action_schema_by_default(harness):
+    model = ConstrainingModel([json_action("done", summary="ok")])
+    harness.run(model)
+    variants = model.options[0]["schema"]["oneOf"]
+    assert [v["properties"]["tool"]["const"] for v in variants] == ["shell", "done"]
+    assert variants[0]["properties"]["arguments"]["properties"] == {
+        "command": harness.load().tools[0].parameters["properties"]["command"]}
+
+
+def test_the_setting_turns_constrained_decoding_off_or_on(harness):
+    model = ConstrainingModel([json_action("done", summary="ok")])
+    harness.settings(constrained_decoding="off").run(model)
+    assert "schema" not in model.options[0]
+    plain = RecordingModel([json_action("done", summary="ok")])  # not known to constrain
+    harness.run(plain)
+    assert "schema" not in plain.options[0]
+    harness.settings(constrained_decoding="on").run(plain)
+    assert plain.options[1]["schema"]["oneOf"]
+    native = ConstrainingModel([native_call("done", summary="ok")])
+    harness.settings(action_format="native", constrained_decoding="on").run(native)
+    assert "schema" not in native.options[0]  # the server's own tool-call format applies
+
+
+def test_a_server_refusing_the_schema_is_asked_again_without_it(harness):
+    model = ConstrainingModel([json_action("shell", command="true"),
+                               json_action("done", summary="ok")], refuse=True)
+    result, sink, _ = harness.run(model)
+    assert result.exit_reason == "done"
+    assert ["schema" in o for o in model.options] == [True, False, False]  # once, then never
+    notes = [e for e in sink.events if e.name == "constrained_decoding_off"]
+    assert len(notes) == 1 and "grammar conversion failed" in notes[0].content

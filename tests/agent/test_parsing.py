@@ -105,3 +105,22 @@ def test_native_without_tool_call_reads_an_action_from_the_text_or_fails():
 def test_format_instructions_name_the_tools_and_done():
     text = format_instructions("json", ["shell", "done"])
     assert '"tool"' in text and "shell, done" in text and '"summary"' in text
+
+
+def test_the_action_schema_admits_each_tool_with_its_own_arguments_only():
+    from jsonschema import Draft202012Validator
+
+    from agent.parsing import action_schema
+    from agent.tools import DONE
+    from workspace.spec import ToolSpec
+
+    shell = ToolSpec(name="shell", description="run", parameters={
+        "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
+    valid = Draft202012Validator(action_schema([shell, DONE])).is_valid
+    assert valid({"thought": "look", "tool": "shell", "arguments": {"command": "ls"}})
+    assert valid({"thought": "ok", "tool": "done", "arguments": {"summary": "fine"}})
+    assert not valid({"thought": "", "tool": "python", "arguments": {"command": "ls"}})  # invented
+    assert not valid({"thought": "", "tool": "shell", "arguments": {"summary": "x"}})  # done's key
+    assert not valid({"thought": "", "tool": "shell", "arguments": {"command": "ls", "cwd": "/"}})
+    assert not valid({"thought": "", "tool": "shell", "arguments": {"command": "ls"}, "x": 1})
+    assert not valid({"thought": "x" * 301, "tool": "done", "arguments": {"summary": "s"}})

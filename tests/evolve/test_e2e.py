@@ -15,8 +15,8 @@ from evolve.loop import evolve
 from evolve.report.data import collect
 from evolve.run import init_run, open_run, read_run
 from tests.fixtures.e2e_agents import (
-    HARMFUL_RULE, HELPFUL_RULE, MANIFEST, NOTHING_JUDGED, action, agents, change, done,
-    evolve_rule, solve_rule, write_script,
+    HARMFUL_RULE, HELPFUL_RULE, MANIFEST, NOTHING_JUDGED, OTHER_HARMFUL_RULE, action, agents,
+    change, done, evolve_rule, harmful_rules, solve_rule, write_script,
 )
 from workspace.repo import SEED_DIR
 
@@ -95,7 +95,7 @@ def test_b_harmful_edit_is_reverted_to_the_tree_before_it(tmp_path: Path) -> Non
 
 def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Path) -> None:
     bad = change(HELPFUL_RULE, ["no-such-task"])
-    model = agents(tmp_path / "s.yaml", [bad, bad, done()], solves=False)
+    model = agents(tmp_path / "s.yaml", [bad, bad, bad, done()], solves=False)
     run_dir = make_run(tmp_path, model, iterations=2)
 
     result = evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
@@ -109,7 +109,7 @@ def test_c_invalid_manifest_records_no_change_and_the_loop_goes_on(tmp_path: Pat
     done_phases = phases_of(run_dir)
     assert done_phases[0] == done_phases[1] == list(PHASE_ORDER)
     assert done_phases[2] == ["EVAL", "INGEST", "DISTILL"]
-    assert evolve_calls(run_dir) == 2 * 2  # two sessions of two invalid calls each, no done
+    assert evolve_calls(run_dir) == 2 * 3  # two sessions of three refused calls each, no done
 
 
 def test_a_placebo_edit_is_labelled_and_reverted(tmp_path: Path) -> None:
@@ -144,8 +144,8 @@ def test_every_reader_agrees_with_the_loops_verdicts_across_a_run_with_reverts(
     model = write_script(tmp_path / "s.yaml", [
         evolve_rule([change(HELPFUL_RULE, TRAIN), done()],
                     also_has=[NOTHING_JUDGED]),
-        evolve_rule([change(HARMFUL_RULE, ["write-alpha"]), done()]),
-        solve_rule(has=[HELPFUL_RULE], lacks=[HARMFUL_RULE]),
+        *harmful_rules(["write-alpha"]),
+        solve_rule(has=[HELPFUL_RULE], lacks=[HARMFUL_RULE, OTHER_HARMFUL_RULE]),
     ])
     run_dir = make_run(tmp_path, model, iterations=3, calibration=True, k=2)
 

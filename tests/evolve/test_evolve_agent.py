@@ -8,10 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from agent.events import ListSink
 from evoharness.errors import EvoError
 from evolve.agent import EvolveOutcome, run_evolve_agent
+from evolve.agent.tools import LibraryOffer
+from manifests.judgement import Judgement
+from manifests.record import ChangeRecord
+from manifests.revert import RevertRecord
 from manifests.schema import ChangeManifestEntry, IterationManifest
 from agent.clients.scripted import ScriptedModel, json_action, native_call
 from traces.store import TraceStore
@@ -22,7 +27,8 @@ from workspace.validate import load_harness
 TRAIN = ["fix-parser", "count-lines"]
 HELDOUT = "secret-heldout-task"
 OVERVIEW = "# Evidence overview\nfix-parser fails: the agent calls done without running the tests."
-RULE = "Before calling done, run the program and check its output against the task."
+RULE = "When the same command fails twice, try a different command instead of repeating it."
+REASON = "The overview shows no failing task: fix-parser and count-lines both pass every rollout."
 
 
 @dataclass
@@ -85,7 +91,7 @@ def errors(sink: ListSink) -> list[bool]:
 def test_reads_the_overview_and_commits_two_changes_with_their_manifest(run: Run):
     seed = run.repo.head()
     memory = {"op": "write_file", "path": "memory/LONG_TERM.md",
-              "content": "Check every output before finishing.\n"}
+              "content": "Quote file names that may contain spaces.\n"}
     outcome, model, sink = run.evolve([
         json_action("read_evidence", path="overview.md"),
         json_action("read_evidence", path="tasks/fix-parser.md"),
@@ -106,7 +112,7 @@ def test_reads_the_overview_and_commits_two_changes_with_their_manifest(run: Run
     assert log[0].trailers["Predicted-Regressions"] == "fix-parser:0.10"
     assert (first.files, second.files) == (["system_prompt.md.j2"], ["memory/LONG_TERM.md"])
     assert RULE in run.repo.read_file("system_prompt.md.j2", first.commit)
-    assert load_harness(run.repo.path).memory.startswith("Check every output")
+    assert load_harness(run.repo.path).memory.startswith("Quote file names")
     IterationManifest(run_id="run1", iteration=1, harness_commit_before=seed,
                       changes=outcome.manifest_changes)  # the loop's wrapper accepts them
     assert ChangeManifestEntry.model_validate(first.model_dump()) == first
@@ -136,36 +142,42 @@ def test_paths_outside_the_workspace_and_evidence_are_refused_and_nothing_change
     writes = [{"op": "write_file", "path": path, "content": "pwned"}
               for path in ["../evidence/overview.md", "../tasks/task.toml", "../traces.duckdb",
                            str(outside), "escape/outside.txt", ".git/config"]]
-    outcome, _, sink = run.evolve([
-        json_action("read_file", path="../traces.duckdb"),
-        json_action("read_file", path="/etc/passwd"),
-        json_action("read_file", path="escape/outside.txt"),
-        json_action("list_files", path=".."),
-        json_action("read_evidence", path="../workspace/harness.yaml"),
-        json_action("read_evidence", path="leak.md"),
-        *[change(edit) for edit in writes],
-        change({"op": "delete_file", "path": "../evidence/overview.md"}),
-        json_action("done", summary="nothing"),
-    ])
-    assert errors(sink) == [True] * (6 + len(writes) + 1) + [False]
-    assert "untouched" not in "".join(results(sink))
-    assert outcome.manifest_changes == [] and run.repo.head() == head
+    writes.append({"op": "delete_file", "path": "../evidence/overview.md"})
+    reads = [json_action("read_file", path="../traces.duckdb"),
+             json_action("read_file", path="/etc/passwd"),
+             json_action("read_file", path="escape/outside.txt"),
+             json_action("list_files", path=".."),
+             json_action("read_evidence", path="../workspace/harness.yaml"),
+             json_action("read_evidence", path="leak.md")]
+    seen = []
+    # Two refused changes per session: a third in a row would end the session early.
+    for batch in [reads, *([change(a), change(b)] for a, b in zip(writes[::2], writes[1::2])),
+                  [change(writes[-1])]]:
+        outcome, _, sink = run.evolve([*batch, json_action("done", summary=REASON)])
+        assert errors(sink) == [True] * len(batch) + [False]
+        assert outcome.manifest_changes == [] and run.repo.head() == head
+        seen += results(sink)
+    assert len(seen) == len(reads) + len(writes) + 5 and "untouched" not in "".join(seen)
     assert outside.read_text() == "untouched"
     assert (run.evidence / "overview.md").read_text() == OVERVIEW
     assert (run.root / "tasks" / "task.toml").read_text() == "oracle"
     assert not run.repo.is_dirty()
 
 
-def test_a_second_invalid_manifest_ends_the_session_with_no_change(run: Run):
+def test_two_refusals_get_a_corrective_turn_and_a_third_ends_the_session(run: Run):
     head, tree = run.repo.head(), run.repo.tree_id()
     bad = manifest(predicted_fixes=[{"task_id": "fix-parser", "probability": 1.5}])
     del bad["root_cause"]
-    replies = [json_action("change", edit={"op": "append_rule", "text": RULE}, **bad)] * 2
+    replies = [json_action("change", edit={"op": "append_rule", "text": RULE}, **bad)] * 3
     outcome, model, sink = run.evolve([*replies, change(), json_action("done", summary="x")])
-    assert "root_cause: Field required" in results(sink)[0]
-    assert "predicted_fixes[0].probability" in results(sink)[0]
+    first, second, third = results(sink)
+    assert "root_cause: Field required" in first
+    assert "predicted_fixes[0].probability" in first and "call change again" in first
+    assert "last try" in second and '"root_cause": "<fix: root_cause>"' in second
+    assert '"component": "system_prompt"' in second  # what was right is kept for the retry
+    assert "the session ends here" in third
     assert outcome.exit_reason == "invalid_manifest" and outcome.manifest_changes == []
-    assert outcome.no_change_reason.startswith("invalid manifest:")
+    assert outcome.no_change_reason.startswith("no valid change after 3 refused attempts")
     assert "root_cause" in outcome.no_change_reason
     assert len(model.replies) == 2  # the session stopped: the valid change was never asked for
     assert (run.repo.head(), run.repo.tree_id()) == (head, tree) and not run.repo.is_dirty()
@@ -173,11 +185,88 @@ def test_a_second_invalid_manifest_ends_the_session_with_no_change(run: Run):
                       no_change_reason=outcome.no_change_reason)
 
 
-def test_one_invalid_manifest_gets_a_retry(run: Run):
-    outcome, _, sink = run.evolve([change(component="prompt"), change(),
+def test_a_change_without_a_prediction_is_refused_and_the_retry_succeeds(run: Run):
+    outcome, _, sink = run.evolve([change(predicted_fixes=[]), change(),
                                    json_action("done", summary="x")])
-    assert "component" in results(sink)[0] and "last retry" in results(sink)[0]
+    assert "no prediction" in results(sink)[0] and "call change again" in results(sink)[0]
     assert len(outcome.manifest_changes) == 1 and outcome.no_change_reason is None
+
+
+def test_what_costs_nothing_is_read_as_meant_and_the_agent_is_told(run: Run):
+    sloppy = json_action(
+        "change", edits={"text": RULE}, component="prompt", summary="a loop breaker",
+        root_cause="The agent repeats a failing command.",
+        failure_evidence={"task_name": "Fix-Parser", "outcome": "fail", "error": "loop",
+                          "rollout_id": "rollouts/r1.md"},
+        predicted_fixes=[{"task_id": "COUNT-LINES", "probability": "40%", "why": "it loops"}],
+        expected_delta="+5%")
+    outcome, _, sink = run.evolve([sloppy, json_action("done", summary="x")])
+    (entry,) = outcome.manifest_changes
+    assert entry.component == "system_prompt" and entry.expected_delta == 5.0
+    assert [(e.task_id, e.rollout_id) for e in entry.failure_evidence] == [("fix-parser", "r1")]
+    assert [(p.task_id, p.probability) for p in entry.predicted_fixes] == [("count-lines", 0.4)]
+    assert entry.targeted_fix == f"append_rule: {RULE}"
+    told = results(sink)[0]
+    for note in ["ignored unknown field(s): summary", "failure_evidence: read the single item",
+                 "dropped unknown key(s) error, outcome", "read task 'Fix-Parser' as 'fix-parser'",
+                 "read probability '40%' as 0.4", "read as append_rule",
+                 "component 'prompt' is not one of", "dropped unknown key(s) why"]:
+        assert note in told, note
+    assert RULE in (run.repo.path / "system_prompt.md.j2").read_text()
+
+
+def test_the_component_is_the_one_the_edits_change(run: Run):
+    memory = {"op": "write_file", "path": "memory/LONG_TERM.md", "content": "- Quote paths.\n"}
+    outcome, _, sink = run.evolve([change(component="middleware"),  # a rule, called a middleware
+                                   change(memory, component="memory"),
+                                   json_action("done", summary="x")])
+    assert [e.component for e in outcome.manifest_changes] == ["system_prompt", "memory"]
+    assert "component 'middleware': the edits change system_prompt" in results(sink)[0]
+    assert "component" not in results(sink)[1]
+
+
+def test_a_rule_the_harness_has_or_a_placeholder_is_refused_before_an_evaluation(run: Run):
+    head = run.repo.head()
+    restated = {"op": "append_rule",
+                "text": "Before calling done, run the program and compare its output with the task."}
+    placeholder = {"op": "append_rule", "text": "<one general rule that stops the root cause>"}
+    memory = {"op": "write_file", "path": "memory/LONG_TERM.md",
+              "content": "- Check your output before you call done.\n"}
+    outcome, _, sink = run.evolve([change(restated), change(placeholder),
+                                   json_action("done", summary=REASON)])
+    assert "already in the harness: 'Check your work (run it, test it, read the output) " in results(sink)[0]
+    assert "placeholder" in results(sink)[1]
+    outcome, _, sink = run.evolve([change(memory), json_action("done", summary=REASON)])
+    assert "already in the harness" in results(sink)[0]
+    assert outcome.manifest_changes == [] and run.repo.head() == head and not run.repo.is_dirty()
+    mixed = {"op": "write_file", "path": "memory/LONG_TERM.md",
+             "content": "- Check your output before you call done.\n- Quote file names with spaces.\n"}
+    outcome, _, _ = run.evolve([change(mixed), json_action("done", summary="x")])
+    assert len(outcome.manifest_changes) == 1  # one new lesson makes the change worth judging
+
+
+def test_a_rule_reverted_earlier_in_the_run_is_refused_and_the_lessons_are_listed(run: Run):
+    (run.repo.path / "memory" / "LONG_TERM.md").write_text("- Print the file after you write it.\n")
+    sha = run.repo.commit_change("memory: print after write", change_id="run1-it000-c1",
+                                 component="memory")
+    revert_sha = run.repo.revert(sha, reason="not shown")
+    entry = ChangeManifestEntry.model_validate(
+        {**manifest(root_cause="It never looks at what it wrote."), "id": "run1-it000-c1",
+         "files": ["memory/LONG_TERM.md"], "commit": sha})
+    judged = Judgement(change_id=entry.id, run_id="run1", iteration=1, before_iteration=0,
+                       method="rule", verdict="ineffective", decision="revert", reason="no fix")
+    reverted = RevertRecord(change_id=entry.id, commit=sha, revert_commit=revert_sha,
+                            reason="ineffective", iteration=1)
+    tried = [ChangeRecord(iteration=0, entry=entry, judgement=judged, revert=reverted)]
+    again = {"op": "append_rule", "text": "After writing a file, print the file you wrote."}
+    outcome, model, sink = run.evolve([change(again), json_action("done", summary=REASON)],
+                                      tried=tried)
+    assert ("already tried in iteration 0 (run1-it000-c1, ineffective) and reverted: "
+            "'Print the file after you write it.'") in results(sink)[0]
+    system = model.calls[0][0].content
+    assert ('iteration 0, run1-it000-c1 (ineffective, reverted): "Print the file after you write '
+            'it." (root cause: It never looks at what it wrote.)') in system
+    assert "- Check your work (run it, test it, read the output)" in system
 
 
 def test_unknown_and_held_out_task_ids_are_refused(run: Run):
@@ -224,11 +313,17 @@ def test_workspace_listing_and_reading(run: Run):
     assert "name: seed" in spec and "tasks/fix-parser.md" in tasks
 
 
-def test_ending_without_a_change_says_why(run: Run):
-    outcome, _, _ = run.evolve([json_action("done", summary="nothing to change")])
-    assert outcome.no_change_reason == "the evolve agent made no change (done)"
-    outcome, _, _ = run.evolve([json_action("read_evidence")] * 2, max_steps=2)
+def test_ending_without_a_change_needs_a_specific_reason(run: Run):
+    outcome, _, sink = run.evolve([json_action("done", summary=REASON)])
+    assert outcome.no_change_reason == f"no change: {REASON}" and outcome.specific
+    outcome, _, sink = run.evolve([json_action("done", summary="nothing to change"),
+                                   json_action("done", summary="nothing to change")])
+    assert "does not say why" in results(sink)[0]  # one corrective turn, then it is accepted
+    assert outcome.no_change_reason == "no change: nothing to change" and not outcome.specific
+    outcome, _, sink = run.evolve([json_action("read_evidence")] * 5, max_steps=5)
     assert outcome.no_change_reason == "the evolve agent made no change (max_steps)"
+    assert "[3 step(s) left: make your change now" in results(sink)[1]
+    assert "step(s) left" not in results(sink)[0]
 
 
 def test_native_tool_calls_and_the_scoreboard_reach_the_agent(run: Run):
@@ -262,9 +357,92 @@ def test_edits_that_break_the_harness_are_refused_with_the_reason(run: Run):
               {"op": "register_component", "kind": "skill", "name": "missing"}]
     outcome, _, sink = run.evolve([*[change(edit) for edit in broken],
                                    json_action("done", summary="x")])
-    deleted, protocol, unregistered, _ = results(sink)
+    deleted, protocol, unregistered = results(sink)
     assert "tools/shell.py" in deleted
     assert "no longer explains how to reply" in protocol
     assert "missing" in unregistered
     assert outcome.manifest_changes == [] and run.repo.tree_id() == tree
     assert not run.repo.is_dirty()
+
+
+def test_replies_are_decoded_under_the_strict_change_schema(run: Run):
+    """With constrained decoding, the model's change call is forced into known task ids, closed
+    evidence items, a component kind and a prediction (the registry itself stays forgiving)."""
+    class Constraining(ScriptedModel):
+        constrains_by_default = True
+        schemas: list = []
+
+        def chat(self, messages, **options):
+            self.schemas.append(options.get("schema"))
+            return super().chat(messages, **options)
+
+    model, sink = Constraining([json_action("done", summary=REASON)]), ListSink()
+    run_evolve_agent(repo=run.repo, model=model, evidence_dir=run.evidence, db_path=run.db,
+                     run_id="run1", iteration=1, train_tasks=TRAIN, sink=sink, max_changes=1,
+                     max_steps=5, scoreboard_md="")
+    valid = Draft202012Validator(model.schemas[0]).is_valid
+    good = json.loads(change(edit=None))
+    good["arguments"]["edits"] = [good["arguments"].pop("edit")]
+    good["arguments"]["failure_evidence"] = [{"task_id": "fix-parser", "attempt": 0}]
+    good["thought"] = "the agent loops"
+    assert valid(good)
+
+    def variant(**changes: Any) -> dict:
+        return {**good, "arguments": {**good["arguments"], **changes}}
+
+    assert not valid(variant(failure_evidence=[{"task_id": "fix-parser", "outcome": "fail"}]))
+    assert not valid(variant(predicted_fixes=[{"task_id": HELDOUT, "probability": 0.5}]))
+    assert not valid(variant(predicted_fixes=[]))
+    assert not valid(variant(component="prompt"))
+    assert not valid(variant(edits=[{"op": "append_rule", "text": RULE, "why": "x"}]))
+    assert not valid({**good, "tool": "write_harness"})
+    assert not valid(variant(library_entry="quote-paths"))  # no library entry was offered
+
+
+def test_a_library_entry_is_applied_only_when_offered_and_named_in_a_trailer(run: Run):
+    offer = LibraryOffer(entry_id="quote-paths-1a2b3c", summary="quote paths", text="the entry")
+    outcome, _, sink = run.evolve([change(library_entry="made-up"),
+                                   change(library_entry=" quote-paths-1a2b3c "),
+                                   json_action("done", summary="applied")], library=[offer])
+    refused_first = results(sink)[0]
+    assert "library_entry: no such library entry was offered" in refused_first
+    assert "quote-paths-1a2b3c" in refused_first  # the refusal names what is offered
+    [entry] = outcome.manifest_changes
+    assert run.repo.commit_info(entry.commit).trailers["Library-Entry"] == "quote-paths-1a2b3c"
+
+
+def test_a_repeated_read_is_not_run_again_and_each_read_says_what_comes_next(run: Run):
+    (run.evidence / "overview.md").write_text(
+        OVERVIEW + "\n- [r1](rollouts/r1.md) (fix-parser): `ls` ran 5 times\n")
+    read = json_action("read_evidence", path="overview.md")
+    _, _, sink = run.evolve([read, read, json_action("read_file", path="harness.yaml"),
+                             json_action("done", summary=REASON)])
+    first, again, spec, _ = results(sink)
+    assert OVERVIEW in first and 'e.g. read_evidence {"path": "rollouts/r1.md"}' in first
+    assert "you just made this same call" in again and OVERVIEW not in again
+    assert "next: call change with the root cause" in spec
+    assert errors(sink) == [False, True, False, False]
+
+
+def test_one_refusal_names_the_manifest_and_the_edit_problems_together(run: Run):
+    outcome, _, sink = run.evolve([change({"op": "rewrite_everything"}, predicted_fixes=[]),
+                                   json_action("done", summary=REASON)])
+    refusal = results(sink)[0]
+    assert refusal.startswith("ERROR (permanent): invalid manifest; nothing was changed")
+    assert "no prediction" in refusal and "rewrite_everything" in refusal
+    assert outcome.manifest_changes == [] and not run.repo.is_dirty()
+
+
+def test_after_a_change_the_next_unaddressed_pattern_is_named(run: Run):
+    (run.evidence / "overview.md").write_text(
+        "# Evidence overview\n\n## Failure patterns (what the agent did)\n\n"
+        "### The agent runs the same command again and again\n\n- [r1](rollouts/r1.md)\n\n"
+        "### The agent calls done right after writing a file, without running or showing it\n\n"
+        "## Failure classes\n\n### Agent exit reasons\n")
+    _, _, sink = run.evolve([json_action("read_evidence"),
+                             change(root_cause="The agent runs the same command again and again."),
+                             json_action("done", summary="one change")], max_changes=2)
+    committed = results(sink)[1]
+    assert committed.startswith("committed change")
+    assert ('e.g. "The agent calls done right after writing a file, without running or showing '
+            'it", make one change for it') in committed

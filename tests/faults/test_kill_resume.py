@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -27,7 +28,8 @@ from evolve.ledger import EVALUATE, PHASE_ORDER, RunPaths
 from evolve.run import init_run, open_run, read_run
 from evolve.trials import outcomes, stored_rollouts, trial_of
 from tests.fixtures.e2e_agents import (
-    HARMFUL_RULE, HELPFUL_RULE, NOTHING_JUDGED, change, done, evolve_rule, solve_rule, write_script,
+    HARMFUL_RULE, HELPFUL_RULE, NOTHING_JUDGED, OTHER_HARMFUL_RULE, change, done, evolve_rule,
+    harmful_rules, solve_rule, write_script,
 )
 from tests.traces.helpers import tables
 from traces.store import StoreDamaged, TraceStore
@@ -46,12 +48,13 @@ MODEL_LATENCY = 0.02  # seconds per reply, so a kill after a progress step lands
 
 def agents_script(path: Path) -> str:
     """The first evolve session (nothing judged yet) adds the helpful rule, which is kept; every
-    later session adds the harmful rule, which the next iteration reverts. The choice depends only
-    on the conversation, so a killed session replays the same script when resumed."""
+    later session adds a harmful rule (by iteration: a reverted one may not come back), which the
+    next iteration reverts. The choice depends only on the conversation, so a killed session
+    replays the same script when resumed."""
     return write_script(path, [
         evolve_rule([change(HELPFUL_RULE, TRAIN), done()], also_has=[NOTHING_JUDGED]),
-        evolve_rule([change(HARMFUL_RULE, ["write-alpha"]), done()]),
-        solve_rule(has=[HELPFUL_RULE], lacks=[HARMFUL_RULE]),
+        *harmful_rules(["write-alpha"]),
+        solve_rule(has=[HELPFUL_RULE], lacks=[HARMFUL_RULE, OTHER_HARMFUL_RULE]),
     ], latency_s=MODEL_LATENCY)
 
 

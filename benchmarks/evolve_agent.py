@@ -1,0 +1,232 @@
+"""The evolve agent on the real embedded 1.5B, measured: a recorded run's first evaluation (the
+fixture in benchmarks/fixtures/evolve-small, train rollouts of a short real run) is replayed
+through N real EVOLVE phases, each from the same starting point; then the code agent runs the
+built-in suite under constrained decoding and its parse failures are counted.
+
+Run: python benchmarks/evolve_agent.py [--sessions 8] [--code-steps 6] [--no-code] [--keep DIR]
+     python benchmarks/evolve_agent.py --record RUN_DIR   (rewrite the fixture from a run)"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agent.clients import make_model
+from evolve.agent.change import PLACEHOLDER
+from evolve.agent.lessons import OVERLAP, added_text, harness_rules, same_lesson, words
+from evolve.config import RunConfig
+from evolve.ledger import EVALUATE, Phase
+from evolve.loop import run_phases
+from evolve.run import init_run, open_run, read_run
+from tasks.results import RolloutResult
+from tasks.runner import run_rollouts
+from tasks.task import load_suite
+from tasks.unsafe import require_sandbox
+from workspace.repo import SEED_DIR
+from workspace.validate import load_harness
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = Path(__file__).parent / "fixtures" / "evolve-small"
+SUITE = ROOT / "tasks" / "suite"
+# The example change the old prompt showed, which small models copied word for word.
+PROMPT_EXAMPLES = ["Before calling done, run the program and compare its output with the task."]
+NEAR = 0.5  # a looser overlap than the guard's, to show near misses the guard let through
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# --- recording the fixture from a real run --------------------------------------------------
+
+def record(run_dir: Path, out: Path) -> None:
+    """Keep what a replay of the first EVOLVE phase needs: the run's id, k, train task ids and
+    its first evaluation's train rollouts (the calibrated baseline)."""
+    config, _ = read_run(run_dir)
+    train = [t.id for t, split in load_suite(config.tasks, config.split).items()
+             if split == "train" and (config.task_ids is None or t.id in config.task_ids)]
+    shutil.rmtree(out, ignore_errors=True)
+    folder = out / "rollouts" / "it000"
+    folder.mkdir(parents=True)
+    for path in sorted((run_dir / "iterations" / "it000" / "rollouts").glob("*.json")):
+        if RolloutResult.model_validate_json(path.read_text()).task_id in train:
+            shutil.copy(path, folder / path.name)
+    (out / "record.json").write_text(json.dumps(
+        {"run_id": config.run_id, "k": config.k, "task_ids": train}, indent=1) + "\n")
+
+
+# --- replaying it -----------------------------------------------------------------------------
+
+def build_template(root: Path, fixture: Path, model: str) -> Path:
+    """A run directory ready for its first EVOLVE phase: the loop's own EVAL (which finds every
+    rollout already there and runs none), INGEST, ATTRIBUTE, REVERT and DISTILL."""
+    rec = json.loads((fixture / "record.json").read_text())
+    paths = init_run(root, RunConfig(run_id=rec["run_id"], tasks=SUITE, task_ids=rec["task_ids"],
+                                     model=model, k=rec["k"]))
+    shutil.copytree(fixture / "rollouts" / "it000", paths.rollouts(0), dirs_exist_ok=True)
+    with open_run(root) as run:
+        run_phases(run, 0, EVALUATE, say)
+        if run.ledger.phase(0, Phase.EVAL).result.rollouts_run:
+            raise SystemExit(f"{fixture} lacks rollouts of the first evaluation: EVAL ran them")
+    return root
+
+
+def session(template: Path, where: Path) -> dict[str, Any]:
+    """One real EVOLVE phase on a copy of the template, and what it produced."""
+    shutil.copytree(template, where)
+    with open_run(where) as run:
+        known = harness_rules(run.repo)
+        started = time.perf_counter()
+        run_phases(run, 0, (Phase.EVOLVE,), say)
+        seconds = time.perf_counter() - started
+        result = run.ledger.phase(0, Phase.EVOLVE).result
+        manifest = run.ledger.manifest(0)
+        events = json.loads(run.paths.evolve_trace(0).read_text())
+        rules = {c.id: added_text(run.repo, c.commit) for c in manifest.changes}
+    return {"result": result, "seconds": seconds, "manifest": manifest, "events": events,
+            "rules": rules, "known": known}
+
+
+def copies(rule: str, known: list[str], threshold: float) -> bool:
+    return any(_overlap(rule, other) >= threshold for other in known)
+
+
+def _overlap(a: str, b: str) -> float:
+    wa, wb = words(a), words(b)
+    return len(wa & wb) / min(len(wa), len(wb)) if wa and wb else 0.0
+
+
+def tally(results: list[dict[str, Any]]) -> dict[str, float]:
+    changes = [c for r in results for c in r["manifest"].changes]
+    causes: list[str] = []
+    for cause in (c.root_cause for c in changes):
+        if not any(same_lesson(cause, seen) for seen in causes):
+            causes.append(cause)
+    results_text = [e for r in results for e in r["events"] if e["kind"] == "tool_result"]
+    figures = {
+        "sessions": len(results),
+        "valid change": sum(bool(r["manifest"].changes) for r in results),
+        "specific reason": sum(r["result"].specific and not r["manifest"].changes
+                               for r in results),
+        "changes": len(changes),
+        "copies": sum(copies(r["rules"][c.id], r["known"], OVERLAP)
+                      for r in results for c in r["manifest"].changes),
+        "example copies": sum(copies(r["rules"][c.id], PROMPT_EXAMPLES, OVERLAP)
+                              or bool(PLACEHOLDER.search(r["rules"][c.id]))
+                              for r in results for c in r["manifest"].changes),
+        "near copies": sum(copies(r["rules"][c.id], r["known"], NEAR)
+                           for r in results for c in r["manifest"].changes),
+        "refused copies": sum("already in the harness" in e["content"] or "already tried" in
+                              e["content"] or "placeholder" in e["content"] for e in results_text),
+        "causes": len(causes),
+        "invalid actions": sum(e["kind"] == "error" and e["name"] == "ParseError"
+                               or e["kind"] == "note" and e["name"] == "parse_retry"
+                               for r in results for e in r["events"])
+        + sum(e["content"].startswith(("ERROR (permanent): unknown tool",
+                                       "ERROR (permanent): invalid arguments"))
+              for e in results_text),
+        "invalid manifests": sum("invalid manifest" in e["content"] for e in results_text),
+        "seconds": sum(r["seconds"] for r in results) / max(len(results), 1),
+    }
+    figures["ended"] = figures["valid change"] + figures["specific reason"]
+    return figures
+
+
+# --- the code agent under constrained decoding --------------------------------------------------
+
+def code_agent(root: Path, steps: int, workers: int) -> dict[str, int]:
+    """Every task of the built-in suite once, the seed harness capped at `steps` steps."""
+    harness_dir = root / "harness"
+    shutil.copytree(SEED_DIR, harness_dir)
+    spec = yaml.safe_load((harness_dir / "harness.yaml").read_text())
+    spec["settings"]["max_steps"] = steps
+    (harness_dir / "harness.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    harness = load_harness(harness_dir)
+    paths = run_rollouts(harness, "seed", load_suite(SUITE).items(),
+                         make_model("embedded", workers=workers), run_id="bench", iteration=0,
+                         out_dir=root / "rollouts", workers=workers,
+                         sandbox_factory=require_sandbox(False))
+    rollouts = [RolloutResult.model_validate_json(p.read_text()) for p in paths]
+    events = [e for r in rollouts for e in r.events]
+    return {
+        "rollouts": len(rollouts), "passed": sum(r.outcome == "pass" for r in rollouts),
+        "model calls": sum(e.kind == "model_call" for e in events),
+        "parse failures": sum(e.kind == "note" and e.name == "parse_retry"
+                              or e.kind == "error" and e.name == "ParseError" for e in events),
+        "invented tools": sum(e.kind == "tool_result" and "unknown tool" in e.content for e in events),
+        "invalid arguments": sum(e.kind == "tool_result" and "invalid arguments" in e.content
+                                 for e in events),
+        "unconstrained": sum(e.name == "constrained_decoding_off" for e in events),
+    }
+
+
+def evolve_figures(tmp: Path, model: str, sessions: int) -> None:
+    template = build_template(tmp / "template", FIXTURE, model)
+    results = []
+    for n in range(sessions):
+        results.append(session(template, tmp / f"s{n}"))
+        r = results[-1]
+        say(f"session {n}: {len(r['manifest'].changes)} change(s) "
+            f"{[c.root_cause for c in r['manifest'].changes]} "
+            f"reason={r['manifest'].no_change_reason!r} {r['seconds']:.0f}s")
+    f = tally(results)
+    print(f"sessions: {f['sessions']} sessions")
+    print(f"sessions ending in a valid change: {f['valid change']} sessions")
+    print(f"sessions ending in a specific no-change reason: {f['specific reason']} sessions")
+    print(f"sessions ending in a change or a specific reason: "
+          f"{100 * f['ended'] / max(f['sessions'], 1):.0f} %")
+    print(f"changes committed: {f['changes']} changes")
+    print(f"changes repeating an existing rule: {f['copies']} changes")
+    print(f"changes repeating a prompt example: {f['example copies']} changes")
+    print(f"changes near an existing rule (overlap >= {NEAR}): "
+          f"{f['near copies']} changes")
+    print(f"repeats refused before an evaluation: {f['refused copies']} refusals")
+    print(f"distinct root causes: {f['causes']} causes")
+    print(f"invalid action replies: {f['invalid actions']} replies")
+    print(f"invalid manifest replies: {f['invalid manifests']} replies")
+    print(f"mean session time: {f['seconds']:.0f} s")
+
+
+def code_figures(tmp: Path, steps: int, workers: int) -> None:
+    c = code_agent(tmp, steps, workers)
+    print(f"code agent model calls (constrained): {c['model calls']} calls")
+    print(f"code agent parse failures (constrained): {c['parse failures']} failures")
+    print(f"code agent invented tools (constrained): {c['invented tools']} calls")
+    print(f"code agent invalid arguments (constrained): {c['invalid arguments']} calls")
+    print(f"code agent calls left unconstrained: {c['unconstrained']} rollouts")
+    print(f"code agent rollouts passing: {c['passed']} of {c['rollouts']} rollouts")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--model", default="embedded")
+    parser.add_argument("--code-steps", type=int, default=6)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-code", action="store_true", help="skip the code-agent figures")
+    parser.add_argument("--no-evolve", action="store_true", help="skip the evolve-agent figures")
+    parser.add_argument("--record", type=Path, help="rewrite the fixture from this run directory")
+    parser.add_argument("--keep", type=Path,
+                        help="an empty folder to keep the sessions' runs and rollouts in")
+    args = parser.parse_args()
+    if args.record:
+        record(args.record, FIXTURE)
+        say(f"fixture written to {FIXTURE}")
+        return
+    with tempfile.TemporaryDirectory(prefix="evolve-bench-") as tmp:
+        where = args.keep or Path(tmp)
+        if not args.no_evolve:
+            evolve_figures(where, args.model, args.sessions)
+        if not args.no_code:
+            code_figures(where / "code", args.code_steps, args.workers)
+
+
+if __name__ == "__main__":
+    main()
