@@ -59,6 +59,7 @@ class _Stoppable:
     def __init__(self, model: Model, guard: _Guarded) -> None:
         self.model = model
         self.name = getattr(model, "name", "")
+        self.constrains_by_default = model.constrains_by_default
         self.guard = guard
 
     def chat(self, messages: list[Message], **options: Any) -> ModelReply:

@@ -30,10 +30,11 @@ def evoharness(*args: str, env: dict[str, str] | None = None) -> subprocess.Comp
 
 
 def stored_rollouts(run_dir: Path) -> dict[int, dict[str, str]]:
-    """Outcome of every stored rollout, by iteration and rollout id."""
+    """Outcome of every stored evaluation rollout (not a change's trial), by iteration and id."""
     found: dict[int, dict[str, str]] = {}
     with read_run(run_dir)[1].reading() as store:
-        rows = store.con.execute("SELECT iteration, rollout_id, outcome FROM rollouts").fetchall()
+        rows = store.con.execute("SELECT iteration, rollout_id, outcome FROM rollouts "
+                                 "WHERE trial_change = ''").fetchall()
     for iteration, rollout, outcome in rows:
         found.setdefault(iteration, {})[rollout] = outcome
     return found
