@@ -14,7 +14,7 @@ from agent.events import ListSink
 from evoharness.errors import EvoError
 from evolve.agent import EvolveOutcome, run_evolve_agent
 from evolve.agent.tools import LibraryOffer
-from manifests.judgement import Judgement
+from tests.manifests.builders import judge
 from manifests.record import ChangeRecord
 from manifests.revert import RevertRecord
 from manifests.schema import ChangeManifestEntry, IterationManifest
@@ -253,18 +253,19 @@ def test_a_rule_reverted_earlier_in_the_run_is_refused_and_the_lessons_are_liste
     entry = ChangeManifestEntry.model_validate(
         {**manifest(root_cause="It never looks at what it wrote."), "id": "run1-it000-c1",
          "files": ["memory/LONG_TERM.md"], "commit": sha})
-    judged = Judgement(change_id=entry.id, run_id="run1", iteration=1, before_iteration=0,
-                       method="rule", verdict="ineffective", decision="revert", reason="no fix")
+    # Its real trial: fix-parser fails on both arms, so the gain is not shown and it is reverted.
+    judged = judge(entry, "fix-parser=0/2", {"fix-parser": "0"}, {"fix-parser": "0"})
+    assert (judged.outcome, judged.decision) == ("not_shown", "revert")
     reverted = RevertRecord(change_id=entry.id, commit=sha, revert_commit=revert_sha,
-                            reason="ineffective", iteration=1)
+                            reason="not shown", iteration=1)
     tried = [ChangeRecord(iteration=0, entry=entry, judgement=judged, revert=reverted)]
     again = {"op": "append_rule", "text": "After writing a file, print the file you wrote."}
     outcome, model, sink = run.evolve([change(again), json_action("done", summary=REASON)],
                                       tried=tried)
-    assert ("already tried in iteration 0 (run1-it000-c1, ineffective) and reverted: "
+    assert ("already tried in iteration 0 (run1-it000-c1, not_shown) and reverted: "
             "'Print the file after you write it.'") in results(sink)[0]
     system = model.calls[0][0].content
-    assert ('iteration 0, run1-it000-c1 (ineffective, reverted): "Print the file after you write '
+    assert ('iteration 0, run1-it000-c1 (not_shown, reverted): "Print the file after you write '
             'it." (root cause: It never looks at what it wrote.)') in system
     assert "- Check your work (run it, test it, read the output)" in system
 

@@ -100,10 +100,12 @@ def evolve_with(run_dir: Path, **stop) -> LoopResult:
 
 
 def train_rates(run_dir: Path) -> list[float]:
+    """Each evaluation's train pass rate (a change's trial rollouts are not an evaluation)."""
     with open_run(run_dir) as run, run.ledger.reading() as store:
         return [rate for (rate,) in store.con.execute(
             "SELECT avg(CASE WHEN outcome = 'pass' THEN 1.0 ELSE 0.0 END) FROM rollouts "
-            "WHERE split = 'train' GROUP BY iteration ORDER BY iteration").fetchall()]
+            "WHERE split = 'train' AND trial_change = '' GROUP BY iteration ORDER BY iteration"
+        ).fetchall()]
 
 
 def test_the_target_pass_rate_stops_the_run_when_reached(tmp_path: Path) -> None:
@@ -117,9 +119,10 @@ def test_the_target_pass_rate_stops_the_run_when_reached(tmp_path: Path) -> None
 
 
 def test_patience_counts_the_iterations_since_the_best_pass_rate(tmp_path: Path) -> None:
-    """The first change solves write-alpha (0% -> 50%, kept); later ones solve nothing (50%, 50%,
-    reverted). With patience 2 the run stops two iterations after the best one, iteration 1: at 3,
-    not at 2 as it would counting from the baseline."""
+    """The first change solves write-alpha (0% -> 50%, kept); the next solves nothing (reverted)
+    and the session after it repeats that reverted rule, which is refused (50%, 50%). With
+    patience 2 the run stops two iterations after the best one, iteration 1: at 3, not at 2 as it
+    would counting from the baseline."""
     model = write_script(tmp_path / "s.yaml", [
         evolve_rule([change(HELPFUL_RULE, ["write-alpha"]), done()], also_has=[NOTHING_JUDGED]),
         evolve_rule([change("Keep replies short.", ["write-beta"]), done()]),
@@ -133,8 +136,9 @@ def test_patience_counts_the_iterations_since_the_best_pass_rate(tmp_path: Path)
 
     assert (result.last_iteration, result.stop_reason) == (3, "no improvement for 2 iteration(s)")
     assert train_rates(run_dir) == [0.0, 0.5, 0.5, 0.5]
-    assert [(r.iteration, r.decision) for r in read_run(run_dir)[1].changes()] == [
-        (0, "keep"), (1, "revert"), (2, "revert")]
+    _, ledger = read_run(run_dir)
+    assert [(r.iteration, r.decision) for r in ledger.changes()] == [(0, "keep"), (1, "revert")]
+    assert ledger.manifest(2).no_change_reason
 
 
 def test_the_token_budget_counts_both_agents_and_stops_the_run(tmp_path: Path) -> None:

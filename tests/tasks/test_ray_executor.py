@@ -28,6 +28,7 @@ def ci(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return launch("ci", tmp_path_factory.mktemp("ray-ci"), timeout=600)
 
 
+@pytest.mark.slow  # the module's scenario: two evolves with trials on Ray
 @in_namespaces
 def test_a_ray_evolve_decides_as_the_local_one(ci: dict) -> None:
     local, on_ray = ci["local"], ci["ray"]
@@ -43,6 +44,7 @@ def test_a_ray_evolve_decides_as_the_local_one(ci: dict) -> None:
     assert on_ray["repeats"] == 0 and len(on_ray["files"]) == len(on_ray["rollouts"])
 
 
+@pytest.mark.slow  # the module's scenario: two evolves with trials on Ray
 @in_namespaces
 def test_each_rollout_records_the_node_that_ran_it(ci: dict) -> None:
     [local_node] = ci["local"]["nodes"]
@@ -52,6 +54,7 @@ def test_each_rollout_records_the_node_that_ran_it(ci: dict) -> None:
     assert host == socket.gethostname() and len(node_id) == 56  # Ray's hex node id
 
 
+@pytest.mark.slow  # the module's scenario: two evolves with trials on Ray
 @in_namespaces
 def test_a_killed_worker_has_its_rollout_run_again_once(ci: dict) -> None:
     killed = ci["killed"]
