@@ -105,7 +105,7 @@ class _Agent:
         self.recorder = recorder
         self.settings = settings
         self.native = settings.action_format == "native"
-        self.schema = (action_schema(decoding_specs or registry.specs)
+        self.schema = (action_schema(decoding_specs or registry.specs, settings.max_output_tokens)
                        if _constrained(settings, model) else None)
 
     def run(self, system: str, instruction: str) -> AgentResult:

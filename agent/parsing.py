@@ -19,6 +19,11 @@ _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 _ACTION_KEYS = {"tool", "name", "thought"}
 _JSON_TYPES = {"string", "object", "array", "number", "integer", "boolean", "null"}
 THOUGHT_CHARS = 300  # a forced reply still thinks first, briefly: the answer follows the thought
+# Characters a token of a reply holds at least, in practice (code and prose hold 3-4): each free
+# string argument is capped so that the action closes before the reply's token limit. Uncapped,
+# the 1.5B once repeated "| awk '{print $1, $2}'" until the limit cut its reply mid-string.
+CHARS_PER_TOKEN = 2
+ACTION_TOKENS = 130  # the thought (THOUGHT_CHARS), the tool name and the JSON around them
 _SCHEMA_KEYS = {
     "type", "description", "properties", "required", "items", "enum", "default",
     "additionalProperties", "title", "$schema",
@@ -63,18 +68,24 @@ def format_instructions(action_format: ActionFormat, tool_names: list[str]) -> s
     )
 
 
-def action_schema(tools: list[ToolSpec]) -> dict[str, Any]:
+def action_schema(tools: list[ToolSpec], max_tokens: int | None = None) -> dict[str, Any]:
     """The JSON-format action as one JSON schema: a thought, then one of `tools` by name with that
     tool's own argument schema (a oneOf over the tools). A server that decodes under this schema
-    cannot produce an unparsable reply, an invented tool or an unknown argument key."""
-    return {"oneOf": [_one_action(tool) for tool in tools]}
+    cannot produce an unparsable reply, an invented tool or an unknown argument key; with
+    `max_tokens` (the reply's limit), nor one the limit cuts off in a string argument."""
+    cap = (None if max_tokens is None
+           else max(THOUGHT_CHARS, (max_tokens - ACTION_TOKENS) * CHARS_PER_TOKEN))
+    return {"oneOf": [_one_action(tool, cap) for tool in tools]}
 
 
-def _one_action(tool: ToolSpec) -> dict[str, Any]:
+def _one_action(tool: ToolSpec, cap: int | None) -> dict[str, Any]:
     arguments = dict(tool.parameters)
     arguments.setdefault("type", "object")
     if "properties" in arguments:
         arguments.setdefault("additionalProperties", False)
+        if cap is not None:
+            arguments["properties"] = {name: _capped(spec, cap)
+                                       for name, spec in arguments["properties"].items()}
     return {
         "type": "object",
         "properties": {
@@ -85,6 +96,13 @@ def _one_action(tool: ToolSpec) -> dict[str, Any]:
         "required": ["thought", "tool", "arguments"],
         "additionalProperties": False,
     }
+
+
+def _capped(spec: Any, cap: int) -> Any:
+    """A free string argument (no length, enum or const of its own) at most `cap` characters."""
+    free = (isinstance(spec, dict) and spec.get("type") == "string"
+            and not {"maxLength", "enum", "const"} & set(spec))
+    return {**spec, "maxLength": cap} if free else spec
 
 
 def _parse_native(reply: ModelReply) -> Action:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from agent.model import ModelError, ModelReply, ToolCall
+from agent.parsing import ACTION_TOKENS, CHARS_PER_TOKEN
 from tests.agent.conftest import kinds, last_text
 from agent.clients.scripted import ScriptedModel, json_action, native_call
 
@@ -123,8 +124,10 @@ def test_json_actions_are_decoded_under_the_action_schema_by_default(harness):
     harness.run(model)
     variants = model.options[0]["schema"]["oneOf"]
     assert [v["properties"]["tool"]["const"] for v in variants] == ["shell", "done"]
+    command = harness.load().tools[0].parameters["properties"]["command"]
+    cap = (harness.load().spec.settings.max_output_tokens - ACTION_TOKENS) * CHARS_PER_TOKEN
     assert variants[0]["properties"]["arguments"]["properties"] == {
-        "command": harness.load().tools[0].parameters["properties"]["command"]}
+        "command": {**command, "maxLength": cap}}  # the reply closes before its token limit
 
 
 def test_the_setting_turns_constrained_decoding_off_or_on(harness):

@@ -123,4 +123,25 @@ def test_the_action_schema_admits_each_tool_with_its_own_arguments_only():
     assert not valid({"thought": "", "tool": "shell", "arguments": {"summary": "x"}})  # done's key
     assert not valid({"thought": "", "tool": "shell", "arguments": {"command": "ls", "cwd": "/"}})
     assert not valid({"thought": "", "tool": "shell", "arguments": {"command": "ls"}, "x": 1})
+
+
+def test_string_arguments_are_capped_so_the_action_closes_before_the_token_limit():
+    from jsonschema import Draft202012Validator
+
+    from agent.parsing import ACTION_TOKENS, CHARS_PER_TOKEN, action_schema
+    from workspace.spec import ToolSpec
+
+    tool = ToolSpec(name="edit", description="edit", parameters={"type": "object", "properties": {
+        "path": {"type": "string"}, "mode": {"type": "string", "enum": ["a", "w"]},
+        "note": {"type": "string", "maxLength": 5}}})
+    valid = Draft202012Validator(action_schema([tool], max_tokens=512)).is_valid
+    cap = (512 - ACTION_TOKENS) * CHARS_PER_TOKEN
+
+    def call(**arguments: str) -> dict:
+        return {"thought": "t", "tool": "edit", "arguments": arguments}
+
+    assert valid(call(path="x" * cap, mode="w", note="short"))
+    assert not valid(call(path="x" * (cap + 1)))
+    assert not valid(call(note="longer"))  # a tool's own bound stands
+    assert Draft202012Validator(action_schema([tool])).is_valid(call(path="x" * 10_000))
     assert not valid({"thought": "x" * 301, "tool": "done", "arguments": {"summary": "s"}})
