@@ -137,8 +137,11 @@ class World:
 
 
 def rule_text(kind: str, iteration: int) -> str:
-    """The rule a change appends: unique per kind and iteration, so the code agent can tell."""
-    return f"Rule {kind.upper()}-{iteration:02d}: work carefully and check the result."
+    """The rule a change appends: unique per kind and iteration, so the code agent can tell, and
+    with words of its own, so the evolve agent's check for a rule that restates another (the
+    harness's or an earlier change's, evolve/agent/lessons.py) does not refuse it."""
+    marks = " ".join(f"{kind}{iteration}mark{j}" for j in range(5))
+    return f"Rule {kind.upper()}-{iteration:02d}: {marks}."
 
 
 def init_args(world: World, folder: Path, run_id: str, iterations: int, seed: int,

@@ -87,7 +87,8 @@ def test_d_killed_in_eval_and_in_evolve_then_resumed(tmp_path: Path) -> None:
     assert ledger.phases_done(0) == set(PHASE_ORDER)
     assert ledger.phases_done(1) == set(EVALUATE)
     with ledger.reading() as store:
-        ids = [r for (r,) in store.con.execute("SELECT rollout_id FROM rollouts").fetchall()]
+        ids = [r for (r,) in store.con.execute(
+            "SELECT rollout_id FROM rollouts WHERE trial_change = ''").fetchall()]
     assert len(ids) == len(set(ids)) == 3 * 2 + 3  # calibrated baseline, then one evaluation
     files = {p.stem: p for p in run_dir.glob("iterations/*/rollouts/*.json")}
     assert sorted(files) == sorted(ids)

@@ -39,7 +39,8 @@ def reads(run_dir: Path, change_id: str | None, out: Path) -> dict[str, list[str
         "manifest show": ["manifest", "show", run_dir, "--json"],
         "log": ["log", run_dir, "--json"],
         "report": ["report", run_dir, "--out", out],
-        "traces sql": ["traces", "sql", run_dir, "SELECT count(*) FROM rollouts", "--json"],
+        "traces sql": ["traces", "sql", run_dir,
+                       "SELECT count(*) FROM rollouts WHERE trial_change = ''", "--json"],
     }
     if change_id:
         commands["diff"] = ["diff", run_dir, change_id, "--json"]
