@@ -3,7 +3,10 @@ the threshold in CPU seconds (its process and the children it waited for: sandbo
 verifier) fails the session, naming it. CPU time rather than wall time, because a loaded machine
 stretches the wall clock of every test but barely changes the work a test does. It cannot see
 processes reaped outside this process tree (inside a PID namespace whose init is not waited for),
-so tests that run daemons that way (Ray's) are judged by the work this process does."""
+so tests that run daemons that way (Ray's) are judged by the work this process does.
+
+The cost travels on the test's teardown report, so under pytest-xdist the controller (which alone
+prints the summary and sets the exit status) learns what each worker measured."""
 from __future__ import annotations
 
 import os
@@ -12,6 +15,8 @@ import resource
 import pytest
 
 DEFAULT_SLOW_CPU_SECONDS = 20.0
+_PROPERTY = "unmarked_cpu_seconds"
+_STARTED = pytest.StashKey[float]()
 _threshold = DEFAULT_SLOW_CPU_SECONDS
 _unmarked_costly: dict[str, float] = {}
 
@@ -30,12 +35,25 @@ def _cpu_seconds() -> float:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    # Setup, call and teardown: a module-scoped fixture's cost falls on the first test using it.
-    started = _cpu_seconds()
+    # From setup on: a module-scoped fixture's cost falls on the first test using it.
+    item.stash[_STARTED] = _cpu_seconds()
     yield
-    spent = _cpu_seconds() - started
-    if spent > _threshold and item.get_closest_marker("slow") is None:
-        _unmarked_costly[item.nodeid] = spent
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    if call.when != "teardown" or item.get_closest_marker("slow") is not None:
+        return
+    spent = _cpu_seconds() - item.stash[_STARTED]
+    if spent > _threshold:
+        outcome.get_result().user_properties.append((_PROPERTY, spent))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for name, value in report.user_properties:
+        if name == _PROPERTY:
+            _unmarked_costly[report.nodeid] = value
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from debugger.analyst import SYSTEM as ANALYST_SYSTEM
@@ -137,6 +138,7 @@ def test_a_rule_the_agent_reads_is_no_placebo(tmp_path: Path) -> None:
     assert decision == "revert" and not placebo_label
 
 
+@pytest.mark.slow  # three iterations, each change with its trial: over 20 CPU-seconds
 def test_every_reader_agrees_with_the_loops_verdicts_across_a_run_with_reverts(
         tmp_path: Path) -> None:
     """Kept, reverted, judged by the loop: manifest show, the report, status, the scoreboard the
