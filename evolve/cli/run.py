@@ -58,6 +58,10 @@ def init(
                                "the final exam."),
     library: Path = typer.Option(None, "--library", help="An improvement library the evolve "
                                  "agent reads and may apply entries from."),
+    trial_rollouts: int = typer.Option(None, "--trial-rollouts", help="Cap on one change's paired "
+                                       "probe rollouts (run.yaml verdicts.max_rollouts, default "
+                                       "100): a smaller cap costs less and shows only larger "
+                                       "gains."),
 ) -> None:
     """Create a run: run.yaml, a harness workspace from the seed (git), and the trace store.
 
@@ -86,6 +90,7 @@ def init(
         unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
         ray_address=ray_address, stop={"iterations": iterations}, exam={"k": exam_k},
         split=split and split.model_dump(), library=library and library.resolve(),
+        **({} if trial_rollouts is None else {"verdicts": {"max_rollouts": trial_rollouts}}),
     ), RunPaths(root=run_dir).config)
     paths = init_run(run_dir, config)
     console = Console()

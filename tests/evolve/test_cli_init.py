@@ -1,5 +1,6 @@
 """`evoharness init` through the CLI: the default model follows OLLAMA_HOST as the README says,
-`--subset demo` takes the suite's demo tasks, and the unsafe flag is recorded for the loop."""
+`--subset demo` takes the suite's demo tasks, the unsafe flag is recorded for the loop, and
+`--trial-rollouts` caps each change's trial."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -87,3 +88,17 @@ def test_unsafe_flag_is_recorded_for_the_loop(tmp_path):
     assert _init(tmp_path / "safe", "--subset", "demo").get("unsafe_no_sandbox") is False
     config = _init(tmp_path / "unsafe", "--subset", "demo", "--unsafe-no-sandbox")
     assert config["unsafe_no_sandbox"] is True
+
+
+def test_trial_rollouts_caps_each_changes_probe_and_a_cap_below_one_pair_is_refused(
+        tmp_path, capsys):
+    default = _init(tmp_path / "default", "--subset", "demo")["verdicts"]
+    capped = _init(tmp_path / "capped", "--subset", "demo", "--trial-rollouts", "24")["verdicts"]
+    assert default["max_rollouts"] == 100 and capped == {**default, "max_rollouts": 24}
+    with open_run(tmp_path / "capped") as run:
+        assert run.config.verdicts.max_rollouts == 24
+    with pytest.raises(SystemExit) as exited:
+        main(["init", str(tmp_path / "bad"), "--subset", "demo", "--trial-rollouts", "1"])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert "verdicts.max_rollouts" in said and "1" in said and not (tmp_path / "bad").exists()
