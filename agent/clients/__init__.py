@@ -67,11 +67,11 @@ def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
 def _client(spec: str, workers: int) -> Model:
     kind, name, url = parse_spec(spec)
     if kind in ("embedded", "embedded-small"):
-        from agent.clients.embedded import EmbeddedModel, server_size
+        from agent.clients.embedded import EmbeddedModel
         from agent.clients.weights import WEIGHTS
 
         size = "1.5b" if kind == "embedded" else "0.5b"
-        return EmbeddedModel(WEIGHTS[f"qwen2.5-coder-{size}"], server_size(workers))
+        return EmbeddedModel(WEIGHTS[f"qwen2.5-coder-{size}"], workers=workers)
     if kind == "ollama":
         from agent.clients.ollama import OllamaModel
 

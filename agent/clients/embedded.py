@@ -9,7 +9,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ CONTEXT_PER_SLOT = 8192
 MAX_SLOTS = 16  # each slot holds its own KV cache (~230 MiB for the 1.5B at CONTEXT_PER_SLOT)
 THREADS_ENV = "EVOHARNESS_THREADS"
 SLOTS_ENV = "EVOHARNESS_SLOTS"
+BUSY_SAMPLE_S = 0.5  # how long the server's sizing looks at the machine's CPU use
 
 
 class ServerSize(BaseModel):
@@ -49,13 +50,21 @@ def machine_cores() -> int:
 
 
 def idle_cores() -> int:
-    """Cores not already busy with other work (the 1-minute load average), at least one.
-    llama.cpp's threads meet at a barrier after every operation: one thread preempted by another
-    process stalls them all. Measured on this project's 2-core machine under a load of ~5 (nice
-    10): 1 thread decoded 4.2-7.5 tokens/s, 2 threads 0.4-1.8 tokens/s."""
+    """Cores not already busy with other work, at least one. llama.cpp's threads meet at a
+    barrier after every operation: one thread preempted by another process stalls them all.
+    Measured on this project's 2-core machine under a load of ~5 (nice 10): 1 thread decoded
+    4.2-7.5 tokens/s, 2 threads 0.4-1.8 tokens/s."""
     cores = machine_cores()
-    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    return max(1, min(cores, cores - int(busy)))
+    return max(1, min(cores, cores - int(busy_cores())))
+
+
+def busy_cores() -> float:
+    """The smaller of the 1-minute load average and the cores in use over the last moment. The
+    average alone lags: right after `install.sh` or a test run it still counts work that has
+    ended, and the server, sized once, would decode on one thread of two for the whole run."""
+    average = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    now = psutil.cpu_percent(interval=BUSY_SAMPLE_S) / 100 * (psutil.cpu_count() or 1)
+    return min(average, now)
 
 
 def server_size(workers: int = 1) -> ServerSize:
@@ -103,9 +112,9 @@ def start_server(path: Path, size: ServerSize) -> Any:
 
 
 @contextmanager
-def _serving(path: Path, size: ServerSize, name: str) -> Iterator[Any]:
-    """The server of `path` (started on first use) for one chat call, counted while the call runs
-    so that exit can wait for it."""
+def _serving(path: Path, size: Callable[[], ServerSize], name: str) -> Iterator[Any]:
+    """The server of `path` (started on first use, of `size()`) for one chat call, counted while
+    the call runs so that exit can wait for it."""
     global _in_flight
     with _state:
         if _exiting:
@@ -113,7 +122,7 @@ def _serving(path: Path, size: ServerSize, name: str) -> Iterator[Any]:
         if path not in _servers:
             if not _servers:
                 atexit.register(_stop_servers)
-            _servers[path] = start_server(path, size)
+            _servers[path] = start_server(path, size())
         server = _servers[path]
         _in_flight += 1
     try:
@@ -144,15 +153,22 @@ def _stop_servers() -> None:
 
 class EmbeddedModel:
     """Qwen2.5-Coder via in-process llama.cpp; the server starts on the first chat call, sized by
-    `size` (default: server_size(1))."""
+    `size`, else from the machine as it is then and `workers` (server_size)."""
 
     constrains_by_default = True  # llama.cpp turns response_format's JSON schema into a grammar
 
     def __init__(self, weights: ModelWeights = WEIGHTS["qwen2.5-coder-1.5b"],
-                 size: ServerSize | None = None) -> None:
+                 size: ServerSize | None = None, workers: int = 1) -> None:
         self.weights = weights
         self.name = f"embedded:{weights.name}"
-        self.size = size or server_size()
+        self.workers = workers
+        self._size = size
+
+    @property
+    def size(self) -> ServerSize:
+        if self._size is None:  # measured once, when first needed: sizing samples the CPU
+            self._size = server_size(self.workers)
+        return self._size
 
     @text_boundary
     def chat(
@@ -172,7 +188,7 @@ class EmbeddedModel:
             body["response_format"] = reply_format
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
-        with _serving(ensure_weights(self.weights), self.size, self.name) as server:
+        with _serving(ensure_weights(self.weights), lambda: self.size, self.name) as server:
             return self.complete(server, body)
 
     def complete(self, server: Any, body: dict[str, Any]) -> ModelReply:

@@ -36,7 +36,7 @@ def exam_cmd(
     from evolve.exam import examine, require_exam
     from evolve.run import open_run
 
-    console = Console(stderr=as_json)
+    console = Console(stderr=as_json, soft_wrap=True)
     with open_run(run_dir, command="exam", say=console.print) as run:
         record = require_exam(examine(run, console.print, rollout_line(console)), run)
     if as_json:
@@ -95,7 +95,7 @@ def eval_cmd(
     from evolve.transfer import plan_eval, resolve_harness, suite_tasks
     from tasks.executor import make_executor
 
-    console = Console()
+    console = Console(soft_wrap=True)
     folder = EvalDir(eval_dir)
     lock = RunLock(folder.lock)
     lock.acquire("eval")

@@ -93,7 +93,7 @@ def init(
         **({} if trial_rollouts is None else {"verdicts": {"max_rollouts": trial_rollouts}}),
     ), RunPaths(root=run_dir).config)
     paths = init_run(run_dir, config)
-    console = Console()
+    console = Console(soft_wrap=True)  # a progress line stays one line in a log or a pipe
     console.print(f"created run {config.run_id!r} in {paths.root} "
                   f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})",
                   markup=False)
@@ -114,7 +114,7 @@ def run(
 
     from evolve.loop import evaluate_once
 
-    console = Console()
+    console = Console(soft_wrap=True)  # a progress line stays one line in a log or a pipe
     started = time.monotonic()
     evaluate_once(run_dir, console.print, rollout_line(console),
                   overrides=_executor_options(executor, ray_address))
@@ -138,7 +138,7 @@ def evolve_cmd(
 
     from evolve.loop import evolve
 
-    console = Console()
+    console = Console(soft_wrap=True)  # a progress line stays one line in a log or a pipe
     started = time.monotonic()
     result = evolve(run_dir, iterations=iterations, resume=resume, say=console.print,
                     on_rollout=rollout_line(console),
@@ -176,6 +176,7 @@ def _executor_options(executor: str | None, ray_address: str | None) -> dict:
 
 
 def _status_table(run_dir: Path, console: Console) -> None:
+    from rich import box
     from rich.table import Table
 
     from evolve.status import status as status_rows
@@ -184,14 +185,20 @@ def _status_table(run_dir: Path, console: Console) -> None:
     at = f"iteration {data['current_iteration']} {data['next_phase']}"
     console.print(f"{data['running']} is running it, now at {at}" if data["live"] else f"next: {at}",
                   markup=False, highlight=False)
-    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']})")
-    for column in ("iter", "train pass@1", "held-out pass@1", "rollouts", "infra err",
-                   "trial rollouts", "tokens", "changes", "kept", "reverted"):
-        table.add_column(column, justify="right")
+    # Short headers and no vertical rules, so the table fits 80 columns (a pipe, a log) whole.
+    table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']})",
+                  caption="train, held-out: pass@1 of the evaluation; infra: infra errors; "
+                          "trials: the changes' trial rollouts",
+                  box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
+                  pad_edge=False)
+    for column in ("iter", "train", "held-out", "rollouts", "infra", "trials", "tokens",
+                   "changes", "kept", "reverted"):
+        table.add_column(column, justify="right", no_wrap=True)
     for row in data["iterations"]:
         table.add_row(str(row["iteration"]), _pct(row["pass_rate_train"]),
                       _pct(row["pass_rate_heldout"]), str(row["rollouts"]),
-                      str(row["infra_errors"]), str(row["trial_rollouts"]), f"{row['tokens']:,}",
+                      str(row["infra_errors"]), str(row["trial_rollouts"]),
+                      compact_count(row["tokens"]),
                       str(row["changes"]), str(row["kept"]), str(row["reverted"]))
     console.print(table)
     if data["exam"] is not None:
@@ -200,6 +207,14 @@ def _status_table(run_dir: Path, console: Console) -> None:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
+
+
+def compact_count(tokens: int) -> str:
+    """2,212 / 48.3k / 12.4M: at most 6 characters (`status --json` has the exact count)."""
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if tokens >= 10 * scale:
+            return f"{tokens / scale:.1f}{suffix}"
+    return f"{tokens:,}"
 
 
 def rollout_line(console: Console):

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+import psutil
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -105,10 +106,14 @@ def test_exit_waits_for_a_call_in_flight_and_then_stops_the_server() -> None:
 def test_the_server_is_sized_from_the_machine_and_the_workers(monkeypatch) -> None:
     monkeypatch.delenv(THREADS_ENV, raising=False)
     monkeypatch.delenv(SLOTS_ENV, raising=False)
+    every_core = machine_cores() + 3.0
     monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))  # an idle machine
+    monkeypatch.setattr(psutil, "cpu_percent", lambda interval: 100.0)  # a moment's spike
     assert server_size(4) == ServerSize(threads=machine_cores(), slots=4)
-    monkeypatch.setattr(os, "getloadavg", lambda: (machine_cores() + 3.0, 0.0, 0.0))
+    monkeypatch.setattr(os, "getloadavg", lambda: (every_core, 0.0, 0.0))
     assert server_size(4).threads == idle_cores() == 1  # every core busy: one thread
+    monkeypatch.setattr(psutil, "cpu_percent", lambda interval: 0.0)  # the load has just ended
+    assert server_size(4).threads == machine_cores()
     assert server_size(0).slots == 1 and server_size(100).slots == MAX_SLOTS
     assert 1 <= machine_cores() <= len(os.sched_getaffinity(0))
     monkeypatch.setenv(THREADS_ENV, "3")

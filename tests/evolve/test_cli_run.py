@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,7 +64,7 @@ def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
 
     assert evolved.returncode == 0, evolved.stderr[-3000:]
     assert "finished after iteration 2 (2 iteration(s) done)" in evolved.stdout
-    assert "train pass@1" in evolved.stdout  # the status table it prints at the end
+    assert "iter  train  held-out" in evolved.stdout  # the status table it prints at the end
     outcomes = stored_rollouts(run_dir)
     # 4 demo and 3 held-out tasks, k=2: 28 rollouts for the calibrated baseline, 14 per iteration
     assert [len(outcomes[i]) for i in (0, 1, 2)] == [28, 14, 14]
@@ -94,10 +95,13 @@ def test_run_evaluates_the_harness_once_and_says_so_when_asked_again(tmp_path: P
                                "-k", "1"])
     assert made.exit_code == 0, made.output
 
-    first = runner.invoke(app, ["run", str(run_dir)], env={"COLUMNS": "200"})
+    first = runner.invoke(app, ["run", str(run_dir)])  # 80 columns, as in a pipe
 
     assert first.exit_code == 0, first.output
-    assert "iteration 0: DISTILL" in first.output and "train pass@1" in first.output
+    rollout_lines = [line for line in first.output.splitlines() if "it000-write-" in line]
+    assert len(rollout_lines) == 6  # one line each, the exit reason last: never wrapped
+    assert all(re.search(r" \d+ steps +[\d.]+s  done$", line) for line in rollout_lines)
+    assert "iteration 0: DISTILL" in first.output and "iter  train  held-out" in first.output
     _, ledger = read_run(run_dir)
     assert ledger.phases_done(0) == set(EVALUATE)  # evaluated, nothing evolved
     assert len(stored_rollouts(run_dir)[0]) == 6  # 3 tasks, k=1, calibrated: twice

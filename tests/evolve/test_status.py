@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from evolve.cli.run import compact_count
 from evolve.ledger import RunPaths
 from evolve.status import status
 from tests.fixtures.recorded_run import build_recorded_run
@@ -89,3 +90,25 @@ def test_status_command_says_evolve_is_running(run_dir):
     assert result.returncode == 0, result.stderr
     assert f"evoharness evolve (pid {holder.pid}" in result.stdout and "is running it" in result.stdout
     assert RunPaths(root=run_dir).lock.exists()
+
+
+def test_the_status_table_fits_80_columns_whole(run_dir):
+    """Piped or logged (rich's 80 columns) nothing is cut: every header and row whole."""
+    result = subprocess.run([str(Path(sys.executable).parent / "evoharness"), "status",
+                             str(run_dir)], capture_output=True, text=True,
+                            env={k: v for k, v in os.environ.items() if k != "COLUMNS"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "…" not in result.stdout and max(map(len, lines)) <= 80
+    header = next(line for line in lines if line.startswith("iter"))
+    assert header.split() == ["iter", "train", "held-out", "rollouts", "infra", "trials",
+                              "tokens", "changes", "kept", "reverted"]
+    rows = [line.split() for line in lines[lines.index(header) + 2:][:3]]
+    assert [(row[0], row[3], row[-2], row[-1]) for row in rows] == [
+        ("0", "16", "1", "1"), ("1", "8", "0", "2"), ("2", "8", "0", "0")]
+
+
+@pytest.mark.parametrize("tokens, shown", [(2_212, "2,212"), (48_300, "48.3k"),
+                                           (12_400_000, "12.4M")])
+def test_token_counts_are_shown_in_at_most_6_characters(tokens, shown):
+    assert compact_count(tokens) == shown
