@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -41,9 +42,19 @@ def stored_rollouts(run_dir: Path) -> dict[int, dict[str, str]]:
     return found
 
 
+def readme_main_job(run_dir: Path) -> list[list[str]]:
+    """The evoharness commands of README's main job (`./install.sh && ... init runs/demo ... &&
+    ... evolve runs/demo`), on `run_dir` instead of runs/demo."""
+    [line] = [line for line in (ROOT / "README.md").read_text().splitlines()
+              if line.startswith("    ./install.sh && ") and " evolve runs/demo" in line]
+    _, *commands = line.strip().split(" && ")
+    return [[str(run_dir) if word == "runs/demo" else word for word in shlex.split(command)[1:]]
+            for command in commands]
+
+
 def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
-    """README "On a fresh machine": `init runs/demo --subset demo -k 2 --exam-k 2 --iterations 2`,
-    then `evolve runs/demo`, with one change: `--model` names a scripted model. The README's run
+    """README "On a fresh machine", its commands as the README has them (`init runs/demo --subset
+    demo ...`, then `evolve runs/demo`), with one change: `--model` names a scripted model. The README's run
     uses the real embedded model, which took about nine minutes on 2 cores before it had held-out
     tasks and an exam, too slow for CI; the scripted model is a test double that plays both agents, so this checks the commands, the
     suite's demo tasks and the loop, not what a model achieves. The evolve agent's rule lets the
@@ -56,11 +67,11 @@ def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
                    first=action("shell", command=solve)),
     ])
     run_dir = tmp_path / "runs" / "demo"
+    init, evolve = readme_main_job(run_dir)
 
-    made = evoharness("init", str(run_dir), "--subset", "demo", "-k", "2", "--exam-k", "2",
-                      "--iterations", "2", "--model", model)
+    made = evoharness(*init, "--model", model)
     assert made.returncode == 0, made.stderr
-    evolved = evoharness("evolve", str(run_dir))
+    evolved = evoharness(*evolve)
 
     assert evolved.returncode == 0, evolved.stderr[-3000:]
     assert "finished after iteration 2 (2 iteration(s) done)" in evolved.stdout
