@@ -4,7 +4,8 @@ delegation each live in their own module; sandboxing and storing traces belong t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -74,14 +75,16 @@ def run_agent(harness: LoadedHarness, model: Model, env: Environment, instructio
 def run_tools_agent(model: Model, registry: ToolRegistry, system_prompt: str, instruction: str,
                     sink: EventSink, settings: Settings, *,
                     decoding_specs: list[ToolSpec] | None = None,
+                    allowed_tools: Callable[[], Collection[str] | None] | None = None,
                     clock: Callable[[], float] = time.monotonic) -> AgentResult:
     """Run the same loop over a caller-built toolbox and system prompt, without a harness (so no
     middleware): an agent whose tools are in-process handlers. `registry` should include `done`.
     `decoding_specs`: stricter specs of the same tools for constrained decoding (the registry's
-    own checks stay as loose as its handlers can forgive)."""
+    own checks stay as loose as its handlers can forgive). `allowed_tools`, asked before each
+    reply: the tools that reply is decoded under, when not all (None)."""
     budget = Budget(settings.budgets, settings.max_steps, clock)
     agent = _Agent(model, registry, _NoMiddleware(), budget, Recorder(sink), settings,
-                   decoding_specs=decoding_specs)
+                   decoding_specs=decoding_specs, allowed_tools=allowed_tools)
     return agent.run(system_prompt, instruction)
 
 
@@ -97,7 +100,8 @@ class _Agent:
 
     def __init__(self, model: Model, registry: ToolRegistry, middleware: Middleware,
                  budget: Budget, recorder: Recorder, settings: Settings,
-                 decoding_specs: list[ToolSpec] | None = None) -> None:
+                 decoding_specs: list[ToolSpec] | None = None,
+                 allowed_tools: Callable[[], Collection[str] | None] | None = None) -> None:
         self.model = model
         self.registry = registry
         self.middleware = middleware
@@ -105,7 +109,9 @@ class _Agent:
         self.recorder = recorder
         self.settings = settings
         self.native = settings.action_format == "native"
-        self.schema = (action_schema(decoding_specs or registry.specs, settings.max_output_tokens)
+        self.decoding_specs = decoding_specs or registry.specs
+        self.allowed_tools = allowed_tools
+        self.schema = (action_schema(self.decoding_specs, settings.max_output_tokens)
                        if _constrained(settings, model) else None)
 
     def run(self, system: str, instruction: str) -> AgentResult:
@@ -155,7 +161,7 @@ class _Agent:
         if self.schema is None:
             return self.model.chat(messages, **options)
         try:
-            return self.model.chat(messages, schema=self.schema, **options)
+            return self.model.chat(messages, schema=self._reply_schema(), **options)
         except ModelError as exc:
             if exc.kind != "permanent":
                 raise
@@ -164,6 +170,14 @@ class _Agent:
             self.schema = None
             self.recorder.emit("note", name="constrained_decoding_off", content=str(exc))
             return self.model.chat(messages, **options)
+
+    def _reply_schema(self) -> dict[str, Any]:
+        """The action schema, over the tools the caller allows for this reply."""
+        allowed = self.allowed_tools() if self.allowed_tools else None
+        if allowed is None:
+            return self.schema
+        return action_schema([spec for spec in self.decoding_specs if spec.name in allowed],
+                             self.settings.max_output_tokens)
 
     def _parse_failed(self, transcript: Transcript, reply: ModelReply, exc: ParseError,
                       retried: bool) -> bool:

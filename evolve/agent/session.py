@@ -36,6 +36,8 @@ DEFAULT_SETTINGS = Settings(max_output_tokens=1024,
 REASON_WORDS = 8  # a no-change reason shorter than this says nothing specific
 STEPS_WARNING = 3  # with this many steps left and no change, every tool result says so
 REPEAT_WINDOW = 3  # a call identical to one of the last this many is not run again
+STUCK_REPEATS = 2  # repeated calls in a row, refused, after which only change or done remain
+FINISHING = frozenset({"change", DONE.name})
 PATTERNS_HEADING = "## Failure patterns"  # debugger/templates/overview.md.j2
 _FIRST_ROLLOUT = re.compile(r"\]\((rollouts/[^)\s]+\.md)\)")
 SHOWN_RULES = 20
@@ -100,23 +102,43 @@ class Guide:
     """Wraps every handler so a small model keeps moving: a call identical to a recent one is not
     run again, each read of evidence or harness is followed by the workflow's next step, and with
     STEPS_WARNING steps left and nothing committed, each result says so. (The 1.5B, unguided, read
-    overview.md ten times in a row until its time ran out.)"""
+    overview.md ten times in a row until its time ran out.)
+
+    Once it is stuck with nothing committed (STUCK_REPEATS refused repeats in a row, or
+    STEPS_WARNING steps left), only change and done remain: `allowed` narrows the decoding of the
+    next reply to them, and without constrained decoding any other call is refused. (In the
+    README demo the 1.5B, told twice that its read's result was above, made the same read until
+    its steps ran out, and the session ended with nothing.)"""
 
     def __init__(self, max_steps: int, changes: ChangeTool) -> None:
         self.left = max_steps
         self.changes = changes
         self.recent: list[str] = []
+        self.repeats = 0  # refused repeats in a row
         self.patterns: list[str] = []
         self.example_rollout: str | None = None
 
+    def allowed(self) -> frozenset[str] | None:
+        """The tools the next call may use, when not all (None)."""
+        stuck = self.repeats >= STUCK_REPEATS or self.left <= STEPS_WARNING
+        return FINISHING if stuck and not self.changes.entries else None
+
     def wrap(self, name: str, handler: Handler) -> Handler:
         def handle(arguments: dict[str, Any]) -> ToolResult:
+            allowed = self.allowed()
             self.left -= 1
             call = f"{name} {json.dumps(arguments, sort_keys=True)}"
-            if name not in ("change", "done") and call in self.recent[-REPEAT_WINDOW:]:
+            if allowed is not None and name not in allowed:
+                result = refused("permanent", f"no more {name}: only change or done remain",
+                                 "call change with the root cause of the failure pattern with "
+                                 "the most rollouts, or done with the specific reason there is "
+                                 "no change")
+            elif name not in FINISHING and call in self.recent[-REPEAT_WINDOW:]:
+                self.repeats += 1
                 result = refused("permanent", f"you just made this same call ({call}); its result "
                                  "is above", self._next(name, arguments) or "do something else")
             else:
+                self.repeats = 0
                 result = handler(arguments)
             self.recent.append(call)
             return self._guided(name, arguments, result)
@@ -201,8 +223,8 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
     finish = Finish(changes)
     sql = SqlHandler(store or db_path, forbidden)
     shown = _shown_specs(repo.path, evidence_dir, train_tasks, library, offered)
-    registry = _toolbox(repo.path, evidence_dir, sql, changes, finish, Guide(max_steps, changes),
-                        library)
+    guide = Guide(max_steps, changes)
+    registry = _toolbox(repo.path, evidence_dir, sql, changes, finish, guide, library)
     settings = (settings or DEFAULT_SETTINGS).model_copy(update={"max_steps": max_steps})
     system = render_system_prompt(
         shown, settings, train_tasks, max_changes, scoreboard_md, lessons=lessons_markdown(lessons),
@@ -212,7 +234,7 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
                                                                max_changes=max_changes)
     try:
         result = run_tools_agent(model, registry, system, instruction, sink, settings,
-                                 decoding_specs=shown, clock=clock)
+                                 decoding_specs=shown, allowed_tools=guide.allowed, clock=clock)
     finally:
         sql.close()
     exit_reason = "invalid_manifest" if changes.gave_up else result.exit_reason

@@ -366,21 +366,34 @@ def test_edits_that_break_the_harness_are_refused_with_the_reason(run: Run):
     assert not run.repo.is_dirty()
 
 
+class Constraining(ScriptedModel):
+    """The scripted model as a server that decodes under a schema: it keeps each reply's schema
+    (its scripted replies do not follow it; the tests check the schemas)."""
+
+    constrains_by_default = True
+
+    def __init__(self, replies: list) -> None:
+        super().__init__(replies)
+        self.schemas: list = []
+
+    def chat(self, messages, **options):
+        self.schemas.append(options.get("schema"))
+        return super().chat(messages, **options)
+
+
+def decoded(run: Run, replies: list, **options: Any) -> tuple[EvolveOutcome, Constraining,
+                                                             ListSink]:
+    model, sink = Constraining(replies), ListSink()
+    outcome = run_evolve_agent(repo=run.repo, model=model, evidence_dir=run.evidence,
+                               db_path=run.db, run_id="run1", iteration=1, train_tasks=TRAIN,
+                               sink=sink, scoreboard_md="", **{"max_changes": 1, **options})
+    return outcome, model, sink
+
+
 def test_replies_are_decoded_under_the_strict_change_schema(run: Run):
     """With constrained decoding, the model's change call is forced into known task ids, closed
     evidence items, a component kind and a prediction (the registry itself stays forgiving)."""
-    class Constraining(ScriptedModel):
-        constrains_by_default = True
-        schemas: list = []
-
-        def chat(self, messages, **options):
-            self.schemas.append(options.get("schema"))
-            return super().chat(messages, **options)
-
-    model, sink = Constraining([json_action("done", summary=REASON)]), ListSink()
-    run_evolve_agent(repo=run.repo, model=model, evidence_dir=run.evidence, db_path=run.db,
-                     run_id="run1", iteration=1, train_tasks=TRAIN, sink=sink, max_changes=1,
-                     max_steps=5, scoreboard_md="")
+    _, model, _ = decoded(run, [json_action("done", summary=REASON)], max_steps=5)
     valid = Draft202012Validator(model.schemas[0]).is_valid
     good = json.loads(change(edit=None))
     good["arguments"]["edits"] = [good["arguments"].pop("edit")]
@@ -447,3 +460,39 @@ def test_after_a_change_the_next_unaddressed_pattern_is_named(run: Run):
     assert committed.startswith("committed change")
     assert ('e.g. "The agent calls done right after writing a file, without running or showing '
             'it", make one change for it') in committed
+
+
+def test_a_stuck_agent_is_left_only_change_or_done_until_it_commits(run: Run):
+    """The README demo's session on the 1.5B: told twice that a read's result is above, it read
+    the same file until its steps ran out. From the second refused repeat on, each reply is
+    decoded under change and done only, and any other call is refused; a commit lifts it."""
+    read = json_action("read_file", path="harness.yaml")
+    outcome, model, sink = decoded(run, [read, read, read, json_action("read_evidence"),
+                                         change(), json_action("read_evidence",
+                                                               path="tasks/fix-parser.md"),
+                                         json_action("done", summary="made")],
+                                   max_steps=20)
+
+    def tools(schema: dict) -> set[str]:
+        return {one["properties"]["tool"]["const"] for one in schema["oneOf"]}
+
+    everything = tools(model.schemas[0])
+    assert {"read_file", "read_evidence", "sql", "change", "done"} <= everything
+    assert [tools(s) == {"change", "done"} for s in model.schemas] == [
+        False, False, False, True, True, False, False]
+    said = results(sink)
+    assert "you just made this same call" in said[1] and "you just made this same call" in said[2]
+    assert "no more read_evidence: only change or done remain" in said[3]
+    assert len(outcome.manifest_changes) == 1  # then reads are allowed again
+    assert "done without a test run" in said[5] and errors(sink)[5] is False
+
+
+def test_with_few_steps_left_and_nothing_committed_only_change_or_done_remain(run: Run):
+    read = json_action("read_evidence")
+    outcome, model, sink = decoded(run, [read, json_action("read_file", path="harness.yaml"),
+                                         json_action("sql", query="SELECT 1"),
+                                         json_action("done", summary=REASON)], max_steps=5)
+    narrowed = [len(schema["oneOf"]) == 2 for schema in model.schemas]
+    assert narrowed == [False, False, True, True]  # 5, 4, then 3 steps left
+    assert "only change or done remain" in results(sink)[2]
+    assert outcome.no_change_reason == f"no change: {REASON}"
