@@ -103,6 +103,38 @@ class ReplaceSection(_Edit):
         write_atomic(path, "\n".join(lines) + "\n")
 
 
+def prompt_sections_as_rules(root: Path, edits: list[Edit]) -> tuple[list[Edit], list[str]]:
+    """Each replace_section of the system prompt under a heading the prompt does not have, read
+    as its lines appended as rules (where the prompt takes new guidance), with a note saying so
+    for each. The 1.5B took its heading from what it had read (the evidence's "Failure
+    patterns") and was refused for it three times in a row, which ended its session."""
+    try:
+        prompt = _read_spec(root).system_prompt
+        lines = _read(confine(root, prompt), prompt).splitlines()
+    except EvoError:
+        return edits, []  # the edits' own checks name what is wrong
+    read, notes = [], []
+    for index, edit in enumerate(edits):
+        rules = _section_as_rules(edit, prompt, lines)
+        if rules:
+            notes.append(f"edits[{index}]: {prompt} has no section {edit.heading!r}; its "
+                         f"{len(rules)} line(s) were added as rules (append_rule)")
+        read += rules or [edit]
+    return read, notes
+
+
+def _section_as_rules(edit: Edit, prompt: str, lines: list[str]) -> list[AppendRule]:
+    if not isinstance(edit, ReplaceSection) or Path(edit.file) != Path(prompt):
+        return []
+    try:
+        if _find_section(lines, edit.heading, prompt) is not None:
+            return []
+        return [AppendRule(text=text) for line in edit.text.splitlines()
+                if (text := line.strip().lstrip("-*").strip())]
+    except (EvoError, ValidationError):
+        return []  # several such sections, or a line too long for a rule: refused as sent
+
+
 class WriteFile(_Edit):
     """Create or overwrite a file with `content`."""
 

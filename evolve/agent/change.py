@@ -22,6 +22,7 @@ from workspace.edits import (
     WriteFile,
     apply_edits,
     parse_edits,
+    prompt_sections_as_rules,
 )
 from workspace.repo import HarnessRepo
 from workspace.spec import ToolSpec
@@ -124,6 +125,9 @@ class ChangeTool:
         draft, manifest_problems = _attempt(self._draft, tidied.manifest)
         manifest_problems += self._library_problems(tidied.library_entry)
         edits, edit_problems = _attempt(_edits, tidied.edits)
+        if edits is not None:
+            edits, sections = prompt_sections_as_rules(self.repo.path, edits)
+            read_as += "".join(f"\n(read as meant: {note})" for note in sections)
         if manifest_problems or edits is None:
             what = "invalid manifest" if manifest_problems else "edit refused"
             return self._refused([*manifest_problems, *edit_problems], tidied.manifest, read_as,

@@ -496,3 +496,24 @@ def test_with_few_steps_left_and_nothing_committed_only_change_or_done_remain(ru
     assert narrowed == [False, False, True, True]  # 5, 4, then 3 steps left
     assert "only change or done remain" in results(sink)[2]
     assert outcome.no_change_reason == f"no change: {REASON}"
+
+
+def test_a_prompt_section_that_does_not_exist_is_read_as_rules_and_the_agent_is_told(run: Run):
+    """The README demo's second session: the 1.5B replaced a "Failure patterns" section (a heading
+    of the evidence it had read) in the system prompt, which has none, and was refused for it
+    three times. Its lines are rules, added where the prompt takes them."""
+    lines = ["If a command fails twice, change the approach instead of running it again.",
+             "Read the file you wrote before calling done."]
+    section = {"op": "replace_section", "file": "system_prompt.md.j2",
+               "heading": "Failure patterns", "text": "\n".join(f"- {line}" for line in lines)}
+    outcome, _, sink = run.evolve([change(section), json_action("done", summary="made")])
+
+    [entry] = outcome.manifest_changes
+    prompt = (run.repo.path / "system_prompt.md.j2").read_text()
+    assert prompt.endswith("## Rules learned\n" + "".join(f"- {line}\n" for line in lines))
+    assert "Failure patterns" not in prompt and entry.component == "system_prompt"
+    assert ("read as meant: edits[0]: system_prompt.md.j2 has no section 'Failure patterns'; "
+            "its 2 line(s) were added as rules (append_rule)") in results(sink)[0]
+    other = {**section, "file": "skills/none.md"}  # not the prompt: refused as sent
+    _, _, sink = run.evolve([change(other), json_action("done", summary=REASON)])
+    assert errors(sink)[0] and "append_rule" not in results(sink)[0]
