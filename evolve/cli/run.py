@@ -166,7 +166,7 @@ def status(
     if as_json:
         print(json.dumps(status_rows(run_dir), indent=2))
         return
-    _status_table(run_dir, Console())
+    _status_table(run_dir, Console(soft_wrap=True))
 
 
 def _executor_options(executor: str | None, ray_address: str | None) -> dict:
@@ -187,8 +187,8 @@ def _status_table(run_dir: Path, console: Console) -> None:
                   markup=False, highlight=False)
     # Short headers and no vertical rules, so the table fits 80 columns (a pipe, a log) whole.
     table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']})",
-                  caption="train, held-out: pass@1 of the evaluation; infra: infra errors; "
-                          "trials: the changes' trial rollouts",
+                  caption="train, held-out: pass@1; infra: infra errors; trials: changes' "
+                          "trial rollouts",
                   box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
                   pad_edge=False)
     for column in ("iter", "train", "held-out", "rollouts", "infra", "trials", "tokens",
