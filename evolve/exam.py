@@ -121,7 +121,7 @@ def _record(run: Run, exam_id: str, iteration: int, arms: list[ExamArm],
                    for a in arms[1:]]
     note = None
     if all(a.name != FINAL for a in arms):
-        note = "the final harness is the seed (every change was reverted)"
+        note = "the final harness is the seed (no change was kept)"
     return ExamRecord(
         run_id=run.run_id, exam_id=exam_id, iteration=iteration, finished_at=time.time(),
         model=run.config.model, k=run.config.exam.k, tasks=run.heldout_ids, arms=_runs(arms),

@@ -152,7 +152,7 @@ class ExamRecord(BaseModel):
     confidence: float  # family-wise over `comparisons`
     noise_floor: Comparison
     comparisons: list[Comparison] = Field(default_factory=list)  # each harness against the seed
-    note: str | None = None  # e.g. the final harness is the seed (every change reverted)
+    note: str | None = None  # e.g. the final harness is the seed (no change was kept)
 
     @property
     def headline(self) -> Comparison | None:

@@ -162,3 +162,16 @@ def test_a_killed_exam_resumes_without_running_a_stored_rollout_again(tmp_path: 
     assert shown.count(" pass ") + shown.count(" fail ") == len(after) - len(before)
     [exam] = read_run(run_dir)[1].exams()
     assert exam.comparisons[0].verdict == "better"
+
+
+@pytest.mark.slow
+def test_with_no_change_kept_the_exam_says_the_final_harness_is_the_seed(tmp_path: Path) -> None:
+    """As in the README demo, whose sessions made no change: only the noise floor is measured."""
+    run_dir = make_run(tmp_path, agents(tmp_path / "s.yaml", [], solves_with=[HELPFUL_RULE]))
+    evaluate_once(run_dir, lambda _: None)
+
+    shown = " ".join(cli("exam", str(run_dir)).split())
+
+    [exam] = read_run(run_dir)[1].exams()
+    assert exam.comparisons == [] and exam.note == "the final harness is the seed (no change was kept)"
+    assert exam.note in shown and "noise floor (seed vs seed again): no difference shown" in shown
