@@ -54,9 +54,9 @@ def readme_main_job(run_dir: Path) -> list[list[str]]:
 
 def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     """README "On a fresh machine", its commands as the README has them (`init runs/demo --subset
-    demo ...`, then `evolve runs/demo`), with one change: `--model` names a scripted model. The README's run
-    uses the real embedded model, which took about nine minutes on 2 cores before it had held-out
-    tasks and an exam, too slow for CI; the scripted model is a test double that plays both agents, so this checks the commands, the
+    demo ...`, then `evolve runs/demo`), with one change: `--model` names a scripted model. The
+    README's run uses the real embedded model, which took 51 minutes on 2 cores, too slow for CI;
+    the scripted model is a test double that plays both agents, so this checks the commands, the
     suite's demo tasks and the loop, not what a model achieves. The evolve agent's rule lets the
     code agent run count-lines' own solution; every other demo task (and every held-out one) it
     gives up on at once, so the final exam finds no difference."""
