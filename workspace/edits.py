@@ -28,6 +28,7 @@ HEADING_RE = re.compile(r"^(#{1,6})\s")
 JINJA_OPEN_RE = re.compile(r"^\s*\{%-?\s*(if|for)\b")
 JINJA_CLOSE_RE = re.compile(r"^\s*\{%-?\s*end(if|for)\b")
 JINJA_OPENERS = ("{{", "{%", "{#")
+BULLET_RE = re.compile(r"^[-*+]\s+")  # a markdown list marker, which append_rule adds itself
 KIND_LISTS = {"tool": "tools", "middleware": "middleware", "skill": "skills",
               "subagent": "subagents"}
 # What one edit may carry; load_harness bounds the files and bytes of the result.
@@ -116,10 +117,13 @@ def prompt_sections_as_rules(root: Path, edits: list[Edit]) -> tuple[list[Edit],
     read, notes = [], []
     for index, edit in enumerate(edits):
         rules = _section_as_rules(edit, prompt, lines)
-        if rules:
-            notes.append(f"edits[{index}]: {prompt} has no section {edit.heading!r}; its "
-                         f"{len(rules)} line(s) were added as rules (append_rule)")
-        read += rules or [edit]
+        if not rules:
+            # Any other edit may add the heading or change which file is the prompt (harness.yaml),
+            # so the prompt as read no longer says what a later edit meets: those go as sent.
+            return read + edits[index:], notes
+        notes.append(f"edits[{index}]: {prompt} has no section {edit.heading!r}; its "
+                     f"{len(rules)} line(s) were added as rules (append_rule)")
+        read += rules
     return read, notes
 
 
@@ -130,7 +134,7 @@ def _section_as_rules(edit: Edit, prompt: str, lines: list[str]) -> list[AppendR
         if _find_section(lines, edit.heading, prompt) is not None:
             return []
         return [AppendRule(text=text) for line in edit.text.splitlines()
-                if (text := line.strip().lstrip("-*").strip())]
+                if (text := BULLET_RE.sub("", line.strip()))]
     except (EvoError, ValidationError):
         return []  # several such sections, or a line too long for a rule: refused as sent
 

@@ -211,10 +211,10 @@ def _pct(value: float | None) -> str:
 
 def compact_count(tokens: int) -> str:
     """2,212 / 48.3k / 12.4M: at most 6 characters (`status --json` has the exact count)."""
-    for scale, suffix in ((1e6, "M"), (1e3, "k")):
-        if tokens >= 10 * scale:
-            return f"{tokens / scale:.1f}{suffix}"
-    return f"{tokens:,}"
+    if tokens < 10_000:
+        return f"{tokens:,}"
+    thousands = f"{tokens / 1e3:.1f}"
+    return f"{thousands}k" if len(thousands) <= 5 else f"{tokens / 1e6:.1f}M"  # not 1000.0k
 
 
 def rollout_line(console: Console):

@@ -517,3 +517,19 @@ def test_a_prompt_section_that_does_not_exist_is_read_as_rules_and_the_agent_is_
     other = {**section, "file": "skills/none.md"}  # not the prompt: refused as sent
     _, _, sink = run.evolve([change(other), json_action("done", summary=REASON)])
     assert errors(sink)[0] and "append_rule" not in results(sink)[0]
+
+
+def test_a_missing_section_is_read_as_rules_only_before_any_other_edit(run: Run):
+    """An edit that comes after another may meet a prompt the other changed (here one that adds
+    the heading): it is applied as sent."""
+    prompt = (run.repo.path / "system_prompt.md.j2").read_text()
+    adds = {"op": "write_file", "path": "system_prompt.md.j2",
+            "content": prompt + "\n## Failure patterns\nold\n"}
+    section = {"op": "replace_section", "file": "system_prompt.md.j2",
+               "heading": "Failure patterns", "text": "* " + RULE}
+    outcome, _, sink = run.evolve([json_action("change", edits=[adds, section], **manifest()),
+                                   json_action("done", summary="made")])
+
+    assert len(outcome.manifest_changes) == 1 and "append_rule" not in results(sink)[0]
+    assert (run.repo.path / "system_prompt.md.j2").read_text().endswith(
+        f"## Failure patterns\n* {RULE}\n")

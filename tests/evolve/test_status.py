@@ -109,7 +109,7 @@ def test_the_status_table_fits_80_columns_whole(run_dir):
         ("0", "16", "1", "1"), ("1", "8", "0", "2"), ("2", "8", "0", "0")]
 
 
-@pytest.mark.parametrize("tokens, shown", [(2_212, "2,212"), (48_300, "48.3k"),
-                                           (12_400_000, "12.4M")])
+@pytest.mark.parametrize("tokens, shown", [(2_212, "2,212"), (9_999, "9,999"), (48_300, "48.3k"),
+                                           (999_960, "1.0M"), (12_400_000, "12.4M")])
 def test_token_counts_are_shown_in_at_most_6_characters(tokens, shown):
     assert compact_count(tokens) == shown
