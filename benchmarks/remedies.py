@@ -84,7 +84,8 @@ def apply_entries(run: Run, entries: list[LibraryEntry], cued: int) -> dict[str,
         signatures = task_signatures(store.con, run.run_id, 0)
     seed = run.repo.head()
     offers = {e.id: LibraryOffer(e.id, e.summary(), "", edits=tuple(e.edits),
-                                 root_cause=e.cue.root_cause, targeted_fix=e.targeted_fix)
+                                 component=e.component, root_cause=e.cue.root_cause,
+                                 targeted_fix=e.targeted_fix)
               for e in entries}
     tool = ChangeTool(run.repo, run_id=run.run_id, iteration=0, known_tasks=run.train_ids,
                       max_changes=len(entries), offered=offers)

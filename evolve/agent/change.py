@@ -181,15 +181,16 @@ class ChangeTool:
             for problem in problems])
 
     def _from_entry(self, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        """A call naming an offered entry that has recorded edits gets exactly those edits (so
-        the entry's record is about one thing), and the entry's root cause, fix and evidence
-        where it leaves them out; the notes say what was taken."""
+        """A call naming an offered entry that has recorded edits gets exactly those edits and the
+        entry's component (so the entry's record is about one thing), and the entry's root cause,
+        fix and evidence where it leaves them out; the notes say what was taken."""
         applies = arguments.get(LIBRARY_KEY)
         offer = self.offered.get(str(applies).strip()) if applies else None
         if offer is None or not offer.edits:
             return arguments, []
         filled = {key: value for key, value in arguments.items() if key not in EDIT_KEYS}
         filled["edits"] = [dict(edit) for edit in offer.edits]
+        filled["component"] = offer.component or arguments.get("component")
         notes = [f"the edits of library entry {offer.entry_id} were applied as they are"
                  + (" (the edits sent were left out: to change an entry, send your own edits "
                     "without library_entry)" if any(k in arguments for k in EDIT_KEYS) else "")]

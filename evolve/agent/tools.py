@@ -96,13 +96,14 @@ def evidence_tool(evidence_dir: Path) -> tuple[ToolSpec, Handler]:
 
 class LibraryOffer(NamedTuple):
     """An improvement-library entry shown to the session: its line in the prompt, its text, and
-    what a `change` naming it takes from it (its edits; its cue's root cause and fix, and the
-    tasks where its patterns showed, where the call leaves those out)."""
+    what a `change` naming it takes from it (its edits and component; its cue's root cause and
+    fix, and the tasks where its patterns showed, where the call leaves those out)."""
 
     entry_id: str
     summary: str
     text: str
     edits: tuple[dict[str, Any], ...] = ()
+    component: str = ""
     root_cause: str = ""
     targeted_fix: str = ""
     tasks: tuple[str, ...] = ()

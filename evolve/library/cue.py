@@ -97,5 +97,6 @@ def offers(library: Path | None, con: duckdb.DuckDBPyConnection, run_id: str, it
 def _offer(entry: LibraryEntry, diff: str, tasks: list[str]) -> LibraryOffer:
     seen = ", ".join(tasks[:SHOWN_TASKS]) + (" ..." if len(tasks) > SHOWN_TASKS else "")
     return LibraryOffer(entry.id, f"{entry.summary()} Seen here in: {seen}.", entry.text(diff),
-                        edits=tuple(entry.edits), root_cause=entry.cue.root_cause,
+                        edits=tuple(entry.edits), component=entry.component,
+                        root_cause=entry.cue.root_cause,
                         targeted_fix=entry.targeted_fix, tasks=tuple(tasks))

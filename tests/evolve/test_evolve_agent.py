@@ -431,8 +431,9 @@ def test_a_library_entry_is_applied_only_when_offered_and_named_in_a_trailer(run
 def test_an_offered_entry_is_applied_by_its_id_with_its_own_edits(run: Run):
     """A small model cannot copy a middleware file into a JSON string: naming the entry is enough,
     and its edits are applied exactly (so its record is about one thing)."""
-    [starter] = [e for e in starter_entries() if e.id == "repeat-breaker"]
+    [starter] = [e for e in starter_entries() if e.id == "write-file-tool"]
     offer = LibraryOffer(starter.id, starter.summary(), "text", edits=tuple(starter.edits),
+                         component=starter.component,
                          root_cause=starter.cue.root_cause, targeted_fix=starter.targeted_fix,
                          tasks=("count-lines",))
     applies = json.dumps({"tool": "change", "arguments": {
@@ -443,15 +444,16 @@ def test_an_offered_entry_is_applied_by_its_id_with_its_own_edits(run: Run):
     outcome, _, sink = run.evolve([json_action("library", entry=starter.id), applies,
                                    json_action("done", summary="applied")], library=[offer])
     read, committed = results(sink)[:2]
-    assert 'call change with "library_entry": "repeat-breaker"' in read
-    assert "the edits of library entry repeat-breaker were applied as they are (the edits sent " \
+    assert 'call change with "library_entry": "write-file-tool"' in read
+    assert "the edits of library entry write-file-tool were applied as they are (the edits sent " \
            "were left out" in committed
     assert "root_cause missing: taken from library entry" in committed
     [entry] = outcome.manifest_changes
-    assert entry.component == "middleware" and entry.root_cause == starter.cue.root_cause
+    # its component is the entry's (the call said system_prompt; the edits alone say tool_impl)
+    assert entry.component == "tool" and entry.root_cause == starter.cue.root_cause
     assert [e.task_id for e in entry.failure_evidence] == ["count-lines"]
-    assert sorted(entry.files) == ["harness.yaml", "middleware/repeat_breaker.py"]
-    assert load_harness(run.repo.path).middleware == ["repeat_breaker"]
+    assert sorted(entry.files) == ["harness.yaml", "tools/write_file.py", "tools/write_file.yaml"]
+    assert [t.name for t in load_harness(run.repo.path).tools] == ["shell", "write_file"]
     assert RULE not in (run.repo.path / "system_prompt.md.j2").read_text()
 
 

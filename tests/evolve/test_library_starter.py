@@ -95,6 +95,10 @@ def test_done_guard_refuses_an_early_done_once_and_turns_a_fail_into_a_pass(tmp_
     refusal = results(guarded)[1]
     assert refusal.startswith("ERROR (permanent): blocked by middleware: not finished: the task "
                               "asks for /app/line_count.txt, which does not exist yet")
+    # The 1.5B, told the file was missing, once made it with `touch`: empty counts as missing.
+    touched, _ = rollout(tmp_path / "touch", harness(tmp_path / "touch", "done-guard"),
+                         COUNT_LINES, [shell("touch /app/line_count.txt"), DONE, DONE])
+    assert "/app/line_count.txt is empty" in results(touched)[1]
     # Done first is refused too, but only once: a second done ends the rollout.
     early, _ = rollout(tmp_path / "early", harness(tmp_path / "early", "done-guard"), HELLO,
                        [DONE, DONE, shell("echo never")])

@@ -1,6 +1,6 @@
 """Done guard (evoharness starter library): refuses the agent's first `done` when nothing ran yet,
-when a file the instruction asks to write or create does not exist, or when the last command wrote
-a file the agent never looked at, and says which. It refuses once per rollout, so a task that
+when a file the instruction asks to write or create does not exist or is empty, or when the last
+command wrote a file the agent never looked at, and says which. It refuses once per rollout, so a task that
 means a named file to go away costs one step, never the rollout."""
 import os
 import re
@@ -46,10 +46,15 @@ def reason(context):
     if context["calls"] == 0:
         return ("nothing has been run yet. Look at the files in /app and do the task with "
                 "commands first")
-    missing = [p for p in named_outputs(context["instruction"]) if not exists(p)]
+    named = named_outputs(context["instruction"])
+    missing = [p for p in named if not exists(p)]
     if missing:
         return (f"the task asks for {', '.join(missing)}, which does not exist yet. Create it "
                 "with the result first (if the task meant it to be gone, call done again)")
+    empty = [p for p in named if os.path.isfile(p) and os.path.getsize(p) == 0]
+    if empty:  # the 1.5B, told a file was missing, once made it with `touch`
+        return (f"{', '.join(empty)} is empty. Write the task's result into it first (if it "
+                "is meant to be empty, call done again)")
     if ran and wrote(ran[-1]):
         return ("your last command wrote a file and you have not looked at the result. Print "
                 "it (cat FILE) or run it, check it against the task, then call done")
