@@ -68,6 +68,8 @@ class RunConfig(BaseModel):
         "the per-change trial: false-accept rate, rollout caps (manifests/design.py)"))
     exam: ExamConfig = Field(default_factory=ExamConfig)
     library: Path | None = None  # an improvement library the evolve agent reads (evolve/library)
+    starter_library: bool = Field(True, description=(
+        "also offer the starter entries shipped with evoharness (evolve/library/starters)"))
 
     @field_validator("run_id")
     @classmethod

@@ -58,6 +58,9 @@ def init(
                                "the final exam."),
     library: Path = typer.Option(None, "--library", help="An improvement library the evolve "
                                  "agent reads and may apply entries from."),
+    starter_library: bool = typer.Option(True, "--starter-library/--no-starter-library",
+                                         help="Offer the starter library's remedies (shipped "
+                                         "with evoharness) that match the failures."),
     trial_rollouts: int = typer.Option(None, "--trial-rollouts", help="Cap on one change's paired "
                                        "probe rollouts (run.yaml verdicts.max_rollouts, default "
                                        "100): a smaller cap costs less and shows only larger "
@@ -90,6 +93,7 @@ def init(
         unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
         ray_address=ray_address, stop={"iterations": iterations}, exam={"k": exam_k},
         split=split and split.model_dump(), library=library and library.resolve(),
+        starter_library=starter_library,
         **({} if trial_rollouts is None else {"verdicts": {"max_rollouts": trial_rollouts}}),
     ), RunPaths(root=run_dir).config)
     paths = init_run(run_dir, config)
