@@ -41,6 +41,16 @@ def test_rebuilds_after_a_change(tmp_path):
     assert hello(root, "Ada") == "Hi, Ada!\n", "after greet.c changed, make did not rebuild hello"
 
 
+def test_rebuilds_after_a_header_change(tmp_path):
+    root = project(tmp_path)
+    make(root)
+    stamp = (root / "hello").stat().st_mtime_ns
+    later = stamp / 1e9 + 10
+    os.utime(root / "greet.h", (later, later))
+    make(root)
+    assert (root / "hello").stat().st_mtime_ns > stamp, "after greet.h changed, make did not rebuild hello"
+
+
 def test_clean(tmp_path):
     root = project(tmp_path)
     make(root)
