@@ -125,11 +125,22 @@ def table(rows: list[TaskRate]) -> list[str]:
     return lines
 
 
-def metrics(rows: list[TaskRate], seconds: list[float]) -> list[str]:
+class Stored(BaseModel):
+    """What the evaluation's stored rollouts took, and how they ended."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seconds: list[float]
+    outcomes: dict[str, int]  # pass, fail, timeout (a failure; many: a loaded machine), infra_error
+
+
+def metrics(rows: list[TaskRate], stored: Stored) -> list[str]:
     lines = [f"tasks_measured: {len(rows)} tasks", f"rollouts_scored: {sum(r.total for r in rows)}"
              " rollouts"]
-    if seconds:
-        lines.append(f"seconds_per_rollout: {sum(seconds) / len(seconds):.1f} s")
+    lines += [f"rollouts_{outcome}: {stored.outcomes.get(outcome, 0)} rollouts"
+              for outcome in ("pass", "fail", "timeout", "infra_error")]
+    if stored.seconds:
+        lines.append(f"seconds_per_rollout: {sum(stored.seconds) / len(stored.seconds):.1f} s")
     groups = {"all": rows, **{s: [r for r in rows if r.split == s] for s in ("train", "heldout")},
               **{t: [r for r in rows if r.difficulty == t] for t in ("easy", "medium", "hard")}}
     for name, members in groups.items():
@@ -144,9 +155,9 @@ def metrics(rows: list[TaskRate], seconds: list[float]) -> list[str]:
 
 def measure(folder_path: Path, suite: Suite, task_ids: list[str], *, model: str, harness: str,
             k: int, workers: int, rollout_timeout: float
-            ) -> tuple[dict[str, TaskCounts], list[float], int]:
-    """Run (or finish) the evaluation; returns the stored counts, each stored rollout's seconds
-    and how many rollouts this call ran."""
+            ) -> tuple[dict[str, TaskCounts], Stored, int]:
+    """Run (or finish) the evaluation; returns the stored counts, what the stored rollouts took
+    and how they ended, and how many rollouts this call ran."""
     from evolve.cli.run import rollout_line
     from evolve.evaluation import EvalDir, arm_counts, run_plan
     from evolve.ledger.lock import RunLock
@@ -170,9 +181,9 @@ def measure(folder_path: Path, suite: Suite, task_ids: list[str], *, model: str,
         lock.release()
     [counts] = arm_counts(folder, plan).values()
     with TraceStore(folder.db, read_only=True) as store:
-        seconds = [row[0] for row in store.con.execute(
-            "SELECT duration_s FROM rollouts WHERE run_id = ?", [plan.eval_id]).fetchall()]
-    return counts, seconds, ran
+        rows = store.con.execute("SELECT outcome, duration_s FROM rollouts WHERE run_id = ?",
+                                 [plan.eval_id]).fetchall()
+    return counts, Stored(seconds=[r[1] for r in rows], outcomes=Counter(r[0] for r in rows)), ran
 
 
 def parser() -> argparse.ArgumentParser:
@@ -204,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = select(suite, args.subset, task_ids)
         folder = eval_dir(args.dir, model, args.k, args.subset, task_ids, args.harness)
         print(f"{len(chosen)} tasks x k={args.k} on {model}, stored in {folder}", file=sys.stderr)
-        counts, seconds, ran = measure(folder, suite, chosen, model=model,
+        counts, stored, ran = measure(folder, suite, chosen, model=model,
                                        harness=args.harness or str(SEED_DIR), k=args.k,
                                        workers=args.workers, rollout_timeout=args.rollout_timeout)
     except EvoError as error:
@@ -212,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = rates(suite, counts)
     print("\n".join(table(rows)))
-    print("\n".join(metrics(rows, seconds)))
+    print("\n".join(metrics(rows, stored)))
     # every rollout of these was an infra error: no rate, said rather than hidden
     print(f"tasks_without_a_scored_rollout: {len(set(chosen) - set(counts))} tasks")
     print(f"rollouts_run_now: {ran} rollouts")

@@ -23,7 +23,8 @@ SUITE = ROOT / "tasks" / "suite"
 
 def test_select_keeps_suite_order_and_refuses_unknown_tasks():
     suite = load_suite(SUITE)
-    assert select(suite, "demo", None) == [t.id for t, _ in suite.items() if t.id in suite.demo_tasks]
+    demo = [t.id for t, _ in suite.items() if t.id in suite.demo_tasks]
+    assert select(suite, "demo", None) == demo
     assert select(suite, "heldout", None) == suite.heldout
     assert select(suite, "all", ["top-ips", "count-lines"]) == ["count-lines", "top-ips"]
     with pytest.raises(EvoError, match="not in the suite"):
@@ -46,8 +47,10 @@ def test_each_selection_gets_its_own_directory():
 
 def test_rates_intervals_and_spread():
     suite = load_suite(SUITE)
-    counts = {"count-lines": TaskCounts(passes=0, total=4), "fix-ini-port": TaskCounts(passes=2, total=4),
-              "top-ips": TaskCounts(passes=4, total=4), "word-frequency": TaskCounts(passes=1, total=8)}
+    counts = {"count-lines": TaskCounts(passes=0, total=4),
+              "fix-ini-port": TaskCounts(passes=2, total=4),
+              "top-ips": TaskCounts(passes=4, total=4),
+              "word-frequency": TaskCounts(passes=1, total=8)}
     rows = {r.task_id: r for r in rates(suite, counts)}
     assert rows["top-ips"].split == "heldout" and rows["count-lines"].split == "train"
     # Wilson's 95% interval for 2 of 4 is 0.5 +- 0.350 (by hand: z = 1.96, centre 0.5)
@@ -75,7 +78,9 @@ def test_the_benchmark_runs_stores_and_resumes(tmp_path):
                for line in lines), first.stdout
     for figure in ("tasks_never_train: 1 tasks", "tasks_always_train: 1 tasks",
                    "tasks_between_train: 0 tasks", "pass_rate_all: 50.0 % (2 tasks)",
-                   "tasks_without_a_scored_rollout: 0 tasks", "rollouts_run_now: 4 rollouts"):
+                   "tasks_without_a_scored_rollout: 0 tasks", "rollouts_pass: 2 rollouts",
+                   "rollouts_fail: 2 rollouts", "rollouts_timeout: 0 rollouts",
+                   "rollouts_run_now: 4 rollouts"):
         assert figure in lines, (figure, first.stdout)
 
     again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
