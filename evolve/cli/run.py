@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
                  "README 'Scale out').")
+BASELINE_HELP = ("The exam's matched-budget baseline: best-of (the seed, each pick the model's "
+                 "choice among N fresh attempts, N = the evolution's rollouts per train task), "
+                 "best-of:N, or none (the default).")
+PICKS_HELP = "Baseline picks per held-out task (default: the exam's k); each costs N rollouts."
 RAY_ADDRESS_HELP = ("With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:PORT); "
                     "default RAY_ADDRESS, else the cluster last started on this machine, else a "
                     "new local Ray instance.")
@@ -56,6 +60,8 @@ def init(
                                 "suite.toml's split, else a quarter by hash."),
     exam_k: int = typer.Option(4, "--exam-k", help="Rollouts per held-out task per harness in "
                                "the final exam."),
+    exam_baseline: str = typer.Option(None, "--exam-baseline", help=BASELINE_HELP),
+    exam_picks: int = typer.Option(None, "--exam-picks", help=PICKS_HELP),
     library: Path = typer.Option(None, "--library", help="An improvement library the evolve "
                                  "agent reads and may apply entries from."),
     trial_rollouts: int = typer.Option(None, "--trial-rollouts", help="Cap on one change's paired "
@@ -88,7 +94,8 @@ def init(
         run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
         unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
-        ray_address=ray_address, stop={"iterations": iterations}, exam={"k": exam_k},
+        ray_address=ray_address, stop={"iterations": iterations},
+        exam={"k": exam_k, "baseline": exam_baseline, "picks": exam_picks},
         split=split and split.model_dump(), library=library and library.resolve(),
         **({} if trial_rollouts is None else {"verdicts": {"max_rollouts": trial_rollouts}}),
     ), RunPaths(root=run_dir).config)
