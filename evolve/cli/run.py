@@ -189,6 +189,7 @@ def _status_table(run_dir: Path, console: Console) -> None:
     from evolve.status import status as status_rows
 
     data = status_rows(run_dir)
+    _answer(data, console)
     at = f"iteration {data['current_iteration']} {data['next_phase']}"
     console.print(f"{data['running']} is running it, now at {at}" if data["live"] else f"next: {at}",
                   markup=False, highlight=False)
@@ -208,8 +209,40 @@ def _status_table(run_dir: Path, console: Console) -> None:
                       compact_count(row["tokens"]),
                       str(row["changes"]), str(row["kept"]), str(row["reverted"]))
     console.print(table)
-    if data["exam"] is not None:
-        console.print(data["exam"]["verdict"], markup=False, highlight=False)
+
+
+def _answer(data: dict, console: Console) -> None:
+    """The morning view: the latest exam's answer, then every change on the way there."""
+    from rich import box
+    from rich.table import Table
+
+    from evolve.lineage import LineageRow
+
+    exam = data["exam"]
+    if exam is None:
+        console.print("no final exam yet (it runs when a stop rule holds, or: evoharness "
+                      "exam RUN)", markup=False, highlight=False)
+    else:
+        console.print(f"the answer (exam {exam['exam_id']}, {exam['tasks']} held-out tasks, "
+                      f"k={exam['k']}):", markup=False, highlight=False)
+        for line in [*exam["answer"], exam["lines"][0]]:  # the noise floor is the first line
+            console.print(f"  {line}", markup=False, highlight=False)
+    rows = data["lineage"]
+    if not rows:
+        console.print("the path: no change was made", markup=False, highlight=False)
+        return
+    kept = sum(r["decision"] == "keep" for r in rows)
+    table = Table(title=f"the path: {len(rows)} change{'s' * (len(rows) != 1)}, {kept} kept",
+                  title_justify="left",
+                  box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1), pad_edge=False)
+    table.add_column("iter", justify="right", no_wrap=True)
+    for column in ("change", "component", "predicted", "trial", "decision", "by"):
+        wraps = column in ("predicted", "trial")  # the others are short words
+        table.add_column(column, overflow="fold", no_wrap=not wraps)
+    for r in map(LineageRow.model_validate, rows):
+        table.add_row(str(r.iteration), r.change_id, r.component, r.prediction(short=True),
+                      r.effect(short=True), r.decision, r.decided_by(short=True))
+    console.print(table)
 
 
 def _pct(value: float | None) -> str:

@@ -226,6 +226,13 @@ class ExamRecord(BaseModel):
                 f"{'; '.join(said) or self.note or ''} "
                 f"(noise floor, seed vs seed: {self.noise_floor.sentence()}){cost}")
 
+    def answer(self) -> list[str]:
+        """What a morning reader asks first: the evolved harness against the seed and against
+        the matched-budget baseline, and what the evolution cost."""
+        said = [self.said(c) for c in (self.headline, self.against_baseline) if c is not None]
+        said = said or [self.note or ""]
+        return said + ([f"the evolution spent {self.cost.sentence()}"] if self.cost else [])
+
     def lines(self) -> list[str]:
         """Every comparison in words, the noise floor first, then what the baseline and the
         evolution cost."""

@@ -162,6 +162,13 @@ def test_best_of_n_does_not_win_when_only_the_evolved_harness_solves(tmp_path: P
     assert status["exam"]["verdict"].startswith("exam on 4 held-out tasks, k=2: final vs seed: "
                                                 "better by +100.0 points [")
     assert "final vs seed best-of-4: better by +100.0 points [" in status["exam"]["verdict"]
+    shown = cli("status", str(run_dir)).splitlines()  # the morning view opens with the answer
+    assert shown[0].startswith("the answer (exam exam-it000-") and "4 held-out tasks" in shown[0]
+    assert shown[1].strip().startswith("final vs seed: better by +100.0 points [")
+    assert shown[2].strip().startswith("final vs seed best-of-4: better by +100.0 points [")
+    assert shown[3].strip().startswith("the evolution spent 24 rollouts, ")
+    # The rule was committed by hand, without a manifest: no change of the loop's.
+    assert shown[5] == "the path: no change was made"
 
 
 @pytest.mark.slow
