@@ -42,6 +42,7 @@ class Arm(BaseModel):
     split: TaskSplit | None = None  # the suite's split when it is not suite.toml's
     tasks: list[str]
     k: int = Field(ge=1)
+    keep_left: bool = False  # its rollouts carry what each agent left (the best-of-N picker's)
 
 
 class EvalPlan(BaseModel):
@@ -143,7 +144,7 @@ def _arm_specs(plan: EvalPlan, number: int, arm: Arm, skip: set[str]) -> list[Ro
     items = [(t, s) for t, s in suite.items() if t.id in arm.tasks]
     harness = HarnessTree(repo=arm.repo, commit=arm.commit, tree=arm.tree)
     return rollout_specs(plan_rollouts(items, arm.k), run_id=plan.eval_id, iteration=number,
-                         harness=harness, model=arm.model, skip=skip)
+                         harness=harness, model=arm.model, skip=skip, keep_left=arm.keep_left)
 
 
 def _stored_ids(folder: EvalDir, plan: EvalPlan) -> set[str]:

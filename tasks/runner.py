@@ -19,6 +19,7 @@ from agent.exits import CommandExit, ExitReason
 from agent.loop import AgentResult, run_agent
 from agent.model import Message, Model, ModelError, ModelReply
 from evoharness.files import write_model
+from tasks.left_behind import LeftBehind, capture
 from tasks.results import Outcome, RolloutResult, Split, TrialArm, rollout_id
 from tasks.sandboxes import Sandbox, SandboxFactory
 from tasks.task import Task
@@ -114,15 +115,22 @@ def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult) 
 
 
 def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: SandboxFactory,
-            deadline: float, base: dict, sink: ListSink) -> RolloutResult:
+            deadline: float, base: dict, sink: ListSink,
+            keep_left: Callable[[LeftBehind], None] | None = None) -> RolloutResult:
     """One rollout: agent in a fresh sandbox under a watchdog, then the verifier; its events go to
-    `sink`, which the caller keeps if this raises."""
+    `sink`, which the caller keeps if this raises. With `keep_left`, what the agent left is given
+    to it after the agent stopped (its processes killed) and before the verifier starts."""
     sandbox = sandbox_factory(task, harness_dir=harness.root)
     try:
         guard = _Guarded(sandbox)
         agent = _run_agent_watched(harness, _Stoppable(model, guard), guard, task, sink,
                                    deadline)
         guard.closed = True
+        if keep_left is not None:
+            sandbox.kill_leftovers()  # the verifier's handover would; now nothing changes /app
+            keep_left(capture(task.environment_dir, sandbox.app_dir,
+                              summary=agent.final if agent else "",
+                              ended=agent.exit_reason if agent else ExitReason.ROLLOUT_TIMEOUT))
         check = verify(task, sandbox)
     finally:
         sandbox.close()
@@ -164,18 +172,24 @@ def bound_to_rollout(client: Model, base: dict) -> Model:
 
 
 def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
-            *, sandbox_factory: SandboxFactory, rollout_timeout: float | None) -> RolloutResult:
-    """One rollout that never raises: a failure inside it is an infra_error result."""
+            *, sandbox_factory: SandboxFactory, rollout_timeout: float | None,
+            keep_left: bool = False) -> RolloutResult:
+    """One rollout that never raises: a failure inside it is an infra_error result. `keep_left`:
+    the result carries what the agent left, captured before the verifier ran (kept when the
+    verifier fails too, so whether it is there says nothing about the verifier)."""
     start = time.monotonic()
     sink = ListSink()
+    left: list[LeftBehind] = []
     try:
         client = bound_to_rollout(model if hasattr(model, "chat") else model(), base)
         base = {**base, "model": getattr(client, "name", "")}
         result = run_one(harness, client, task, sandbox_factory,
-                         _deadline(harness, task, rollout_timeout), base, sink)
+                         _deadline(harness, task, rollout_timeout), base, sink,
+                         left.append if keep_left else None)
     except Exception as error:  # one broken rollout is data, not the end of the run
         result = infra_error(base, error, sink)
-    return result.model_copy(update={"duration_s": time.monotonic() - start})
+    return result.model_copy(update={"duration_s": time.monotonic() - start,
+                                     "left": left[0] if left else None})
 
 
 def in_pool(items: Sequence[T], work: Callable[[T], RolloutResult], workers: int
@@ -207,13 +221,15 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
                  workers: int = 1, rollout_timeout: float | None = None,
                  skip: set[str] | frozenset[str] = frozenset(),
                  sandbox_factory: SandboxFactory | None = None,
-                 progress: Callable[[RolloutResult], None] | None = None) -> list[Path]:
+                 progress: Callable[[RolloutResult], None] | None = None,
+                 keep_left: bool = False) -> list[Path]:
     """Run every planned rollout not in `skip` on one loaded harness in this process; returns the
     result files written, in plan order.
 
     `model` is one shared client or a factory called once per rollout (for clients that are not
     thread-safe). `plan` overrides `tasks` x `attempts` (e.g. extra attempts of one task).
-    `sandbox_factory` defaults to bubblewrap (refused when it is not installed)."""
+    `sandbox_factory` defaults to bubblewrap (refused when it is not installed); `keep_left` as
+    for `rollout`."""
     factory = sandbox_factory or require_sandbox()
     todo = [p for p in (plan or plan_rollouts(tasks, attempts))
             if rollout_id(iteration, p[0].id, p[2]) not in skip]
@@ -222,7 +238,7 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
         task, split, attempt = item
         base = result_base(run_id, iteration, task, split, attempt, harness_commit)
         return rollout(harness, model, task, base, sandbox_factory=factory,
-                       rollout_timeout=rollout_timeout)
+                       rollout_timeout=rollout_timeout, keep_left=keep_left)
 
     written = write_results(in_pool(todo, work, workers), out_dir, progress)
     return [written[rollout_id(iteration, task.id, attempt)] for task, _, attempt in todo]
