@@ -14,8 +14,10 @@ from evoharness.errors import EvoError
 from manifests.history import TaskCounts
 from traces.queries import iteration_totals
 
-from .compare import bonferroni, compare
-from .evaluation import Arm, EvalDir, Progress, arm_counts, new_plan, run_plan
+from .compare import InfraErrors, bonferroni, compare
+from .evaluation import (
+    Arm, EvalDir, Progress, arm_counts, arm_infra, new_plan, run_plan,
+)
 from .ledger import Phase
 from .ledger.records import ExamArm, ExamRecord
 from .rollouts import run_executor
@@ -48,7 +50,8 @@ def examine(run: Run, say: Say = lambda _: None, progress: Progress | None = Non
         f"tasks, k={run.config.exam.k} ({len(plan.arms) * len(run.heldout_ids) * run.config.exam.k}"
         " rollouts; stored ones are not run again)")
     run_plan(folder, plan, run_executor(run), progress)
-    record = _record(run, exam_id, iteration, arms, arm_counts(folder, plan))
+    record = _record(run, exam_id, iteration, arms, arm_counts(folder, plan),
+                     arm_infra(folder, plan))
     run.ledger.record_exam(record)
     return record
 
@@ -111,14 +114,17 @@ def _arm(run: Run, arm: ExamArm) -> Arm:
 
 
 def _record(run: Run, exam_id: str, iteration: int, arms: list[ExamArm],
-            counts: dict[str, dict[str, TaskCounts]]) -> ExamRecord:
+            counts: dict[str, dict[str, TaskCounts]],
+            infra: dict[str, InfraErrors]) -> ExamRecord:
     """The noise floor and each harness against the seed (both seed runs pooled), each at the
-    Bonferroni level that keeps the family of comparisons at the configured confidence."""
+    Bonferroni level that keeps the family of comparisons at the configured confidence; a
+    harness with a higher infra-error rate than the seed's is worse (compare.py)."""
     family = run.config.exam.confidence
     level = bonferroni(family, len(arms) - 1)
     seed = _pooled(counts[SEED], counts[SEED_AGAIN])
-    comparisons = [compare(SEED, seed, a.name, counts[a.name], confidence=level)
-                   for a in arms[1:]]
+    seed_infra = infra[SEED].plus(infra[SEED_AGAIN])
+    comparisons = [compare(SEED, seed, a.name, counts[a.name], confidence=level,
+                           a_infra=seed_infra, b_infra=infra[a.name]) for a in arms[1:]]
     note = None
     if all(a.name != FINAL for a in arms):
         note = "the final harness is the seed (no change was kept)"
@@ -127,7 +133,7 @@ def _record(run: Run, exam_id: str, iteration: int, arms: list[ExamArm],
         model=run.config.model, k=run.config.exam.k, tasks=run.heldout_ids, arms=_runs(arms),
         confidence=family,
         noise_floor=compare(SEED, counts[SEED], SEED_AGAIN, counts[SEED_AGAIN],
-                            confidence=level),
+                            confidence=level, a_infra=infra[SEED], b_infra=infra[SEED_AGAIN]),
         comparisons=comparisons, note=note)
 
 
