@@ -20,9 +20,10 @@ from manifests.history import TaskCounts
 from tasks.executor import Executor, HarnessTree, RolloutSpec, rollout_specs
 from tasks.runner import plan_rollouts
 from tasks.task import TaskSplit, load_suite
-from traces.queries import pass_counts
+from traces.queries import infra_errors, pass_counts
 from traces.store import TraceStore
 
+from .compare import InfraErrors
 from .rollouts import ModelServerDown, Progress, execute_served
 
 
@@ -134,6 +135,16 @@ def arm_counts(folder: EvalDir, plan: EvalPlan) -> dict[str, dict[str, TaskCount
         return {arm.name: {task: TaskCounts(passes=c.passes, total=c.n)
                            for task, c in pass_counts(store.con, plan.eval_id, number).items()}
                 for number, arm in enumerate(plan.arms)}
+
+
+def arm_infra(folder: EvalDir, plan: EvalPlan) -> dict[str, InfraErrors]:
+    """Per arm: its rollouts that stayed infra errors through their reruns, out of all."""
+    found = {}
+    with TraceStore(folder.db, read_only=True) as store:
+        for number, arm in enumerate(plan.arms):
+            errors, total = infra_errors(store.con, plan.eval_id, number)
+            found[arm.name] = InfraErrors(errors=errors, rollouts=total)
+    return found
 
 
 def _arm_specs(plan: EvalPlan, number: int, arm: Arm, skip: set[str]) -> list[RolloutSpec]:

@@ -18,9 +18,9 @@ from manifests.history import TaskCounts
 from traces.queries import iteration_totals
 
 from .best_of import BestOf, baseline_arm, baseline_record, best_of, pick_counts, run_picks
-from .compare import bonferroni, compare
+from .compare import InfraErrors, bonferroni, compare
 from .cost import evolution_cost
-from .evaluation import Arm, EvalDir, Progress, arm_counts, new_plan, run_plan
+from .evaluation import Arm, EvalDir, Progress, arm_counts, arm_infra, new_plan, run_plan
 from .ledger import Phase
 from .ledger.records import BestOfRecord, EvolutionCost, ExamArm, ExamRecord
 from .rollouts import run_executor
@@ -67,7 +67,7 @@ def examine(run: Run, say: Say = lambda _: None, progress: Progress | None = Non
         picks = run_picks(run, folder, plan, baseline, say)
         counts[baseline.name] = pick_counts(folder, plan, picks)
         spent = baseline_record(baseline, folder, plan, picks)
-    record = _record(run, exam_id, iteration, arms, counts, spent, cost)
+    record = _record(run, exam_id, iteration, arms, counts, arm_infra(folder, plan), spent, cost)
     run.ledger.record_exam(record)
     return record
 
@@ -131,12 +131,14 @@ def _arm(run: Run, arm: ExamArm) -> Arm:
 
 
 def _record(run: Run, exam_id: str, iteration: int, arms: list[ExamArm],
-            counts: dict[str, dict[str, TaskCounts]], baseline: BestOfRecord | None,
-            cost: EvolutionCost) -> ExamRecord:
+            counts: dict[str, dict[str, TaskCounts]], infra: dict[str, InfraErrors],
+            baseline: BestOfRecord | None, cost: EvolutionCost) -> ExamRecord:
     """The noise floor and the comparisons (both seed runs pooled), each at the Bonferroni level
-    that keeps the family of comparisons at the configured confidence."""
+    that keeps the family of comparisons at the configured confidence; a harness with a higher
+    infra-error rate than the one it is compared with is worse (compare.py)."""
     family = run.config.exam.confidence
     pooled = {**counts, SEED: _pooled(counts[SEED], counts[SEED_AGAIN])}
+    pooled_infra = {**infra, SEED: infra[SEED].plus(infra[SEED_AGAIN])}
     pairs = _compared(arms, baseline)
     level = bonferroni(family, len(pairs))
     note = None
@@ -150,8 +152,9 @@ def _record(run: Run, exam_id: str, iteration: int, arms: list[ExamArm],
         model=run.config.model, k=run.config.exam.k, tasks=run.heldout_ids, arms=shown,
         confidence=family,
         noise_floor=compare(SEED, counts[SEED], SEED_AGAIN, counts[SEED_AGAIN],
-                            confidence=level),
-        comparisons=[compare(a, pooled[a], b, pooled[b], confidence=level) for a, b in pairs],
+                            confidence=level, a_infra=infra[SEED], b_infra=infra[SEED_AGAIN]),
+        comparisons=[compare(a, pooled[a], b, pooled[b], confidence=level,
+                             a_infra=pooled_infra[a], b_infra=pooled_infra[b]) for a, b in pairs],
         note=note, baseline=baseline, cost=cost)
 
 

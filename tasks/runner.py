@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.environment import ExecResult
-from agent.events import ListSink
+from agent.events import Event, ListSink
 from agent.exits import CommandExit, ExitReason
 from agent.loop import AgentResult, run_agent
 from agent.model import Message, Model, ModelError, ModelReply
@@ -31,6 +31,7 @@ Planned = tuple[Task, Split, int]
 T = TypeVar("T")
 NODE = socket.gethostname()  # the machine a rollout ran on, recorded in its result
 GRACE_SECONDS = 5.0  # beyond the agent's own wall budget, for the step in flight to end
+INFRA_RERUNS = 2  # a rollout that ends infra_error runs again, at most this many more times
 
 
 class _Guarded:
@@ -135,23 +136,23 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
     finally:
         sandbox.close()
     outcome, reason = _outcome(agent, guard, check)
-    used = agent or AgentResult(exit_reason=ExitReason.ROLLOUT_TIMEOUT, steps=0, tokens_in=0,
-                                tokens_out=0)
-    tokens_in = sum(e.tokens_in for e in sink.events) if agent is None else used.tokens_in
-    tokens_out = sum(e.tokens_out for e in sink.events) if agent is None else used.tokens_out
+    used = agent or AgentResult.from_events(ExitReason.ROLLOUT_TIMEOUT, sink.events)
     return RolloutResult(**base, outcome=outcome, reward=check.reward, exit_reason=reason,
-                         tokens_in=tokens_in, tokens_out=tokens_out, steps=used.steps,
+                         tokens_in=used.tokens_in, tokens_out=used.tokens_out, steps=used.steps,
                          verifier_tail=check.output_tail, events=list(sink.events))
 
 
 def infra_error(base: dict, error: BaseException | str, sink: ListSink | None = None
                 ) -> RolloutResult:
-    """The rollout as far as it got: why it could not finish, and every event recorded before."""
+    """The rollout as far as it got: why it could not finish, and every event recorded before
+    (its steps and tokens counted from them)."""
     if isinstance(error, BaseException):
         last = traceback.format_exception_only(type(error), error)[-1].strip()
         error = ExitReason.EXCEPTION.detailed(last)
-    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=error,
-                         events=list(sink.events) if sink else [])
+    events = list(sink.events) if sink else []
+    used = AgentResult.from_events(ExitReason.EXCEPTION, events)
+    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=error, events=events,
+                         steps=used.steps, tokens_in=used.tokens_in, tokens_out=used.tokens_out)
 
 
 def result_base(run_id: str, iteration: int, task: Task, split: Split, attempt: int,
@@ -174,10 +175,29 @@ def bound_to_rollout(client: Model, base: dict) -> Model:
 def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
             *, sandbox_factory: SandboxFactory, rollout_timeout: float | None,
             keep_left: bool = False) -> RolloutResult:
-    """One rollout that never raises: a failure inside it is an infra_error result. `keep_left`:
-    the result carries what the agent left, captured before the verifier ran (kept when the
-    verifier fails too, so whether it is there says nothing about the verifier)."""
+    """One rollout that never raises: a failure inside it is an infra_error result. One that
+    ends infra_error is run again, up to INFRA_RERUNS times (an infra error is left out of pass
+    rates, so a harness must not be able to earn one cheaply); the result kept is the last, with
+    a note of each earlier try. A model server that did not answer is not run again here: the
+    phase sets such rollouts aside and stops (evolve/rollouts.py). `keep_left`: the result
+    carries what the agent left, captured before the verifier ran (kept when the verifier fails
+    too, so whether it is there says nothing about the verifier)."""
     start = time.monotonic()
+    earlier: list[RolloutResult] = []
+    while True:
+        result = _try_once(harness, model, task, base, sandbox_factory, rollout_timeout,
+                           keep_left)
+        if (result.outcome != Outcome.INFRA_ERROR or len(earlier) == INFRA_RERUNS
+                or result.exit_reason == ExitReason.MODEL_UNAVAILABLE):
+            break
+        earlier.append(result)
+    return result.model_copy(update={"duration_s": time.monotonic() - start,
+                                     "events": result.events + _rerun_notes(result, earlier)})
+
+
+def _try_once(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
+              sandbox_factory: SandboxFactory, rollout_timeout: float | None,
+              keep_left: bool) -> RolloutResult:
     sink = ListSink()
     left: list[LeftBehind] = []
     try:
@@ -188,8 +208,18 @@ def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Ta
                          left.append if keep_left else None)
     except Exception as error:  # one broken rollout is data, not the end of the run
         result = infra_error(base, error, sink)
-    return result.model_copy(update={"duration_s": time.monotonic() - start,
-                                     "left": left[0] if left else None})
+    return result.model_copy(update={"left": left[0] if left else None})
+
+
+def _rerun_notes(result: RolloutResult, earlier: list[RolloutResult]) -> list[Event]:
+    """One note per try that ended infra_error before the kept one: why, and how far it got."""
+    seq = max((e.seq for e in result.events), default=-1) + 1
+    return [Event(seq=seq + n, kind="note", name="infra_rerun",
+                  content=f"try {n + 1} ended infra_error ({r.exit_reason[:300]}) after "
+                          f"{len(r.events)} events; the rollout was run again",
+                  data={"try": n + 1, "exit_reason": r.exit_reason[:300],
+                        "events": len(r.events), "steps": r.steps})
+            for n, r in enumerate(earlier)]
 
 
 def in_pool(items: Sequence[T], work: Callable[[T], RolloutResult], workers: int

@@ -60,6 +60,18 @@ def pass_counts(
     return {task: PassCount(passes, n) for task, passes, n in rows}
 
 
+def infra_errors(con: duckdb.DuckDBPyConnection, run_id: str, iteration: int
+                 ) -> tuple[int, int]:
+    """(infra errors, rollouts) of the iteration's evaluation: what pass_counts leaves out, and
+    out of how many."""
+    errors, total = con.execute(
+        f"SELECT count(*) FILTER (WHERE NOT {SCORED}), count(*) FROM rollouts "
+        f"WHERE run_id = ? AND iteration = ? AND {EVALUATION}",
+        [run_id, iteration],
+    ).fetchone()
+    return errors, total
+
+
 def evaluated_counts(con: duckdb.DuckDBPyConnection, run_id: str
                      ) -> list[tuple[str, str, int, int]]:
     """(harness_commit, task_id, passes, scored) over every evaluation of the run, train tasks

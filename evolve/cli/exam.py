@@ -69,6 +69,10 @@ def show_exam(record: ExamRecord, console: Console) -> None:
                   title=f"final exam {record.exam_id} (model {record.model}, k={record.k})")
     for task, counts in record.per_task().items():
         table.add_row(task, *[str(counts[n]) if n in counts else "-" for n in names])
+    infra = {record.noise_floor.a: record.noise_floor.a_infra,
+             record.noise_floor.b: record.noise_floor.b_infra,
+             **{c.b: c.b_infra for c in record.comparisons}}
+    table.add_row("infra errors", *[str(infra[n]) if n in infra else "-" for n in names])
     console.print(table)
     console.print(f"{METHOD}; {record.confidence:.0%} family-wise over the "
                   f"{len(record.comparisons)} comparisons (Bonferroni), the seed's two runs "
@@ -171,15 +175,18 @@ def show_transfer(rows: list[TransferRow], console: Console) -> None:
 
     from evolve.compare import METHOD
 
-    table = Table("model", "suite", "A", "B", "tasks", "B - A (points)", "interval", "verdict")
+    table = Table("model", "suite", "A", "B", "tasks", "B - A (points)", "interval",
+                  "infra errors A, B", "verdict")
     for row in rows:
         c = row.comparison
         table.add_row(row.model, row.suite, c.a, c.b, str(c.n),
                       "n/a" if c.mean is None else f"{100 * c.mean:+.1f}",
                       "n/a" if c.lo is None else f"[{100 * c.lo:+.1f}, {100 * c.hi:+.1f}] "
-                      f"({100 * c.confidence:.4g}%)", c.verdict)
+                      f"({100 * c.confidence:.4g}%)", f"{c.a_infra}, {c.b_infra}",
+                      c.verdict + (" (more infra errors)" if c.infra_rose else ""))
     console.print(table)
-    console.print(METHOD, markup=False, highlight=False)
+    console.print(f"{METHOD}; a B with a higher infra-error rate than A is worse",
+                  markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:
