@@ -6,6 +6,7 @@ uid tests need root (as CI runs); the README says what a non-root user gets inst
 from __future__ import annotations
 
 import os
+import random
 import re
 import socket
 import subprocess
@@ -234,22 +235,28 @@ def outside_server(tmp_path):
     from the host's namespace over a veth pair (this machine has no internet)."""
     ns = f"evo-rt-{uuid.uuid4().hex[:6]}"
     veth = f"evo{uuid.uuid4().hex[:6]}"
+    # A subnet of its own: a second copy of the suite running beside this one (another checkout,
+    # CI) must not meet the same addresses in the host's namespace (10.200-250, clear of
+    # podman's 10.88/16).
+    net = f"10.{random.randint(200, 250)}.{random.randint(0, 255)}.{4 * random.randint(0, 63)}"
+    host, inside = net[:net.rindex(".") + 1], int(net.rsplit(".", 1)[1])
+    host_ip, server_ip = f"{host}{inside + 1}", f"{host}{inside + 2}"
     (tmp_path / "www").mkdir()
     (tmp_path / "www" / "index.html").write_text("hello from outside\n")
     setup = [["ip", "netns", "add", ns],
              ["ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns],
-             ["ip", "addr", "add", "10.231.7.1/30", "dev", veth], ["ip", "link", "set", veth, "up"],
-             ["ip", "-n", ns, "addr", "add", "10.231.7.2/30", "dev", "eth0"],
+             ["ip", "addr", "add", f"{host_ip}/30", "dev", veth], ["ip", "link", "set", veth, "up"],
+             ["ip", "-n", ns, "addr", "add", f"{server_ip}/30", "dev", "eth0"],
              ["ip", "-n", ns, "link", "set", "eth0", "up"], ["ip", "-n", ns, "link", "set", "lo", "up"]]
     server = None
     try:
         for command in setup:
             subprocess.run(command, check=True, capture_output=True)
         server = subprocess.Popen(["ip", "netns", "exec", ns, "python3", "-m", "http.server",
-                                   "8080", "--bind", "10.231.7.2", "-d", str(tmp_path / "www")],
+                                   "8080", "--bind", server_ip, "-d", str(tmp_path / "www")],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _wait_listening("10.231.7.2", 8080, server)
-        yield "http://10.231.7.2:8080/index.html"
+        _wait_listening(server_ip, 8080, server)
+        yield f"http://{server_ip}:8080/index.html"
     finally:
         if server is not None:
             server.kill()
