@@ -9,6 +9,7 @@ import resource
 import signal
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -195,3 +196,25 @@ def disk_usage(paths: list[Path], max_files: int) -> tuple[int, int]:
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
     return total, count
+
+
+def disk_watchdog(paths: list[Path], limits: Limits) -> Callable[[], str]:
+    """A check that says "disk_limit" once `paths` hold more than the storage cap or the
+    file-count cap and have grown since it was made (a command that frees space is left
+    alone), else ""."""
+    cap, most = limits.storage_mb << 20, limits.max_files
+    start_bytes, start_files = disk_usage(paths, most)
+
+    def check() -> str:
+        used, files = disk_usage(paths, most)
+        grew = (used > cap and used > start_bytes) or (files > most and files > start_files)
+        return "disk_limit" if grew else ""
+    return check
+
+
+def chown_tree(path: Path, uid: int, gid: int | None = None) -> None:
+    """Give everything under `path` (itself included, links not followed) to uid:gid."""
+    gid = uid if gid is None else gid
+    for root, dirs, files in os.walk(path):
+        for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+            os.lchown(name, uid, gid)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.environment import ExecResult
 from tasks.capture import Hooks, run_capped
-from tasks.limits import Cgroup, Limits, cpu_set, disk_usage, rlimits
+from tasks.limits import Cgroup, Limits, chown_tree, cpu_set, disk_watchdog, rlimits
 from tasks.network import DNS, UserNetwork, require_slirp
 from tasks.task import Task
 
@@ -104,6 +104,10 @@ class BwrapSandbox:
                    allow_internet=task.config.environment.allow_internet,
                    agent_user=task.config.agent.user, limits=limits or task_limits(task))
 
+    def fresh_copy(self, task: Task) -> Path:
+        """A new private copy of the task's /app as it starts (a separate verifier's)."""
+        return copy_task_files(task)
+
     def handover(self, app_dir: Path) -> "BwrapSandbox":
         """A sandbox with the same limits and network over `app_dir` for a new user (a fresh uid
         as root): nothing this sandbox's user left running can touch it, or run in it."""
@@ -131,11 +135,8 @@ class BwrapSandbox:
         return files
 
     def _chown(self, path: Path) -> None:
-        if not self.root:
-            return
-        for root, dirs, files in os.walk(path):
-            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
-                os.lchown(name, self.uid, self.uid)
+        if self.root:
+            chown_tree(path, self.uid)
 
     def writable_dir(self, name: str) -> Path:
         """A fresh host directory the sandbox's user may write (e.g. /logs/verifier)."""
@@ -194,15 +195,8 @@ class BwrapSandbox:
     def _disk_watchdog(self, mounts: list[Mount]):
         """Kills a command that takes /app (and other writable mounts) past the storage cap or
         the file-count cap; one that frees space is left alone."""
-        paths = [self.app_dir, *(m.source for m in mounts if m.writable)]
-        cap, most = self.limits.storage_mb << 20, self.limits.max_files
-        start_bytes, start_files = disk_usage(paths, most)
-
-        def check() -> str:
-            used, files = disk_usage(paths, most)
-            grew = (used > cap and used > start_bytes) or (files > most and files > start_files)
-            return "disk_limit" if grew else ""
-        return check
+        return disk_watchdog([self.app_dir, *(m.source for m in mounts if m.writable)],
+                             self.limits)
 
     def exec(self, command: str, *, timeout: float, stdin: str = "",
              mounts: list[Mount] | None = None, env: dict[str, str] | None = None) -> ExecResult:

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from tasks.reward import read_reward
-from tasks.sandbox import Mount, copy_task_files
+from tasks.sandbox import Mount
 from tasks.sandboxes import Sandbox
 from tasks.task import Task
 
@@ -95,7 +95,7 @@ def verifier_sandbox(task: Task, sandbox: Sandbox) -> tuple[Sandbox, str]:
     if task.config.verifier.environment_mode == "shared":
         return sandbox.handover(sandbox.app_dir), ""
     sandbox.kill_leftovers()
-    fresh = copy_task_files(task)
+    fresh = sandbox.fresh_copy(task)
     try:
         refused = copy_artifacts(sandbox.app_dir, fresh, task.config.artifact_paths)
     except BaseException:
