@@ -32,14 +32,29 @@ _WRAPPER = '"$@"; status=$?; kill -9 -1 2>/dev/null; exit $status'
 # with them too, so only a container that is no longer running makes it the sandbox's failure.
 ENGINE_FAILED = (125, 126, 127)
 START_TIMEOUT_S = 300.0
+# The image's ENV reaches every command; for the verifier none of these may lead into /app (as
+# the host sandbox's clean environment guarantees): they would make it run the agent's code.
+_CODE_PATHS = ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "BASH_ENV", "ENV",
+               "LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_PATH", "NODE_OPTIONS", "PERL5LIB",
+               "RUBYLIB", "RUBYOPT", "GIT_CONFIG_GLOBAL")
+
+
+def verifier_env(image_env: dict[str, str]) -> dict[str, str]:
+    """What the verifier's commands override of the image's environment: those variables
+    emptied, and /app's directories taken off PATH."""
+    path = [d for d in image_env.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(":")
+            if d and not (d == APP or d.startswith(f"{APP}/") or not d.startswith("/"))]
+    return {"PATH": ":".join(path) or "/usr/bin:/bin", **{name: "" for name in _CODE_PATHS}}
 
 
 class SandboxIdentity:
     """Who the sandbox's commands run as: uid, gid, HOME, and user/group tables to mount when
     the image does not know the name."""
 
-    def __init__(self, image: TaskImage, agent_user: str | int | None, fresh_uid: int) -> None:
-        wanted = agent_user if agent_user is not None else _image_user(image.user)
+    def __init__(self, image: TaskImage, agent_user: str | int | None, fresh_uid: int, *,
+                 image_user: bool = True) -> None:
+        wanted = agent_user if agent_user is not None or not image_user else \
+            _image_user(image.user)
         users = _table(image.passwd)
         name = str(wanted).split(":")[0] if wanted is not None else ""
         self.fresh = True
@@ -82,24 +97,28 @@ def copy_image_app(image: TaskImage) -> Path:
 
 class ContainerSandbox:
     """A Sandbox (tasks/sandboxes.py) in a container of `image`. Its mounts are fixed when the
-    container starts (at the first command): a later command asking for others is refused."""
+    container starts (at the first command): a later command asking for others is refused. A
+    `verifier` sandbox runs as a fresh uid whatever the image's USER, with verifier_env's
+    overrides."""
 
-    def __init__(self, engine: Engine, image: TaskImage, app_dir: Path, *,
+    def __init__(self, engine: Engine, image: TaskImage, app_dir: Path, *, task_id: str,
                  harness_dir: Path | None = None, allow_internet: bool = False,
                  limits: Limits = Limits(), agent_user: str | int | None = None,
-                 owns_app: bool = True) -> None:
+                 owns_app: bool = True, verifier: bool = False) -> None:
         self.engine = engine
-        self.image = image
+        self.image = image  # tasks with the same files share it: names use `task_id`
+        self.task_id = task_id
         self.app_dir = Path(app_dir)
         self.harness_dir = harness_dir
         self.allow_internet = allow_internet
         self.limits = limits
         self.owns_app = owns_app
-        self.name = f"evo-{slug(image.task_id)}-{secrets.token_hex(5)}"
+        self.name = f"evo-{slug(task_id)}-{secrets.token_hex(5)}"
         # As root a fresh uid per sandbox, as with bubblewrap; otherwise the user's own, which
         # rootless podman maps into the container with --userns=keep-id.
         fresh_uid = random.randrange(10**6, 10**9) if privileged() else os.getuid()
-        self.identity = SandboxIdentity(image, agent_user, fresh_uid)
+        self.identity = SandboxIdentity(image, agent_user, fresh_uid, image_user=not verifier)
+        self.overrides = verifier_env(image.env) if verifier else {}
         if self.identity.fresh and privileged():
             chown_tree(self.app_dir, self.identity.uid)
         self.private: Path | None = None
@@ -111,7 +130,7 @@ class ContainerSandbox:
     def for_task(cls, task: Task, image: TaskImage, engine: Engine, *,
                  harness_dir: Path | None = None, limits: Limits | None = None
                  ) -> "ContainerSandbox":
-        return cls(engine, image, copy_image_app(image), harness_dir=harness_dir,
+        return cls(engine, image, copy_image_app(image), task_id=task.id, harness_dir=harness_dir,
                    allow_internet=task.config.environment.allow_internet,
                    agent_user=task.config.agent.user, limits=limits or task_limits(task))
 
@@ -122,9 +141,9 @@ class ContainerSandbox:
         """A sandbox in a new container over `app_dir` for a fresh uid: this one's container
         (and every process in it) is gone first."""
         self.kill_leftovers()
-        return ContainerSandbox(self.engine, self.image, app_dir,
+        return ContainerSandbox(self.engine, self.image, app_dir, task_id=self.task_id,
                                 allow_internet=self.allow_internet, limits=self.limits,
-                                owns_app=Path(app_dir) != self.app_dir)
+                                owns_app=Path(app_dir) != self.app_dir, verifier=True)
 
     def writable_dir(self, name: str) -> Path:
         path = Path(tempfile.mkdtemp(prefix=f"evo-{name}-"))
@@ -148,16 +167,19 @@ class ContainerSandbox:
         failed = self._start(mounts)
         if failed is not None:
             return failed
-        variables = {"HOME": self.identity.home, **(env or {})}
+        variables = {"HOME": self.identity.home, **self.overrides, **(env or {})}
         argv = [self.engine.binary, "exec", "-i", "--user",
                 f"{self.identity.uid}:{self.identity.gid}", "--workdir", APP,
                 *[a for k, v in variables.items() for a in ("-e", f"{k}={v}")],
                 self.name, "bash", "-c", _WRAPPER, "evoharness", *argv]
         watched = [self.app_dir, *([self.upper] if self.upper else []),
                    *(m.source for m in mounts if m.writable)]
+        # In the sandbox's own directory: podman's conmon leaves an `oom` file in the working
+        # directory of the container's and an exec's client when the memory cgroup kills.
         result = run_capped(argv, stdin=stdin, timeout=timeout, limits=self.limits,
-                            preexec=None, hooks=Hooks(env=engine_env(),
-                                                      watchdog=disk_watchdog(watched, self.limits)))
+                            preexec=None, cwd=self._private_dir(),
+                            hooks=Hooks(env=engine_env(),
+                                        watchdog=disk_watchdog(watched, self.limits)))
         return self._judged(result)
 
     def _judged(self, result: ExecResult) -> ExecResult:
@@ -178,7 +200,9 @@ class ContainerSandbox:
                 raise ValueError("a container's mounts are fixed when it starts; this command "
                                  "asks for others")
             return None
-        done = self.engine.run(self._run_args(mounts), check=False, timeout=START_TIMEOUT_S)
+        # conmon, which watches the container, works in this directory (see run()).
+        done = self.engine.run(self._run_args(mounts), check=False, timeout=START_TIMEOUT_S,
+                               cwd=self._private_dir())
         if done.returncode != 0:
             self.engine.remove([self.name])
             return ExecResult(exit_code=done.returncode, exit_reason=CommandExit.SANDBOX_ERROR,
@@ -200,7 +224,7 @@ class ContainerSandbox:
         rootless = ["--userns=keep-id"] if self.engine.name == "podman" and not privileged() else []
         return ["run", "-d", "--pull=never", "--name", self.name, "--init", *rootless,
                 "--label", f"{OWNER_LABEL}={owner_label()}",
-                "--label", f"evoharness.task={self.image.task_id}",
+                "--label", f"evoharness.task={self.task_id}",
                 "--network", network, "--hostname", "sandbox",
                 "--memory", f"{limits.memory_mb}m", "--memory-swap", f"{limits.memory_mb}m",
                 "--pids-limit", str(limits.nproc), "--cpus", f"{limits.cpus:g}",
@@ -224,16 +248,18 @@ class ContainerSandbox:
         return [a for source, dest, writable in binds
                 for a in ("-v", f"{source}:{dest}:{'rw' if writable else 'ro'}")]
 
-    def _tables(self) -> list[Path]:
-        if not self.identity.tables:
-            return []
+    def _private_dir(self) -> Path:
+        """A host directory of this sandbox's own (its user tables), deleted at close."""
         if self.private is None:
             self.private = Path(tempfile.mkdtemp(prefix="evo-box-"))
             self.private.chmod(0o755)
-            for name, text in self.identity.tables.items():
-                (self.private / name).write_text(text)
-                (self.private / name).chmod(0o644)
-        return [self.private / name for name in self.identity.tables]
+        return self.private
+
+    def _tables(self) -> list[Path]:
+        for name, text in self.identity.tables.items():
+            (self._private_dir() / name).write_text(text)
+            (self._private_dir() / name).chmod(0o644)
+        return [self._private_dir() / name for name in self.identity.tables]
 
     def _running(self) -> bool:
         return self.engine.text(["inspect", "--format", "{{.State.Running}}", self.name],
@@ -268,7 +294,5 @@ class ContainerSandbox:
 
     def close(self) -> None:
         self.kill_leftovers()
-        if self.owns_app:
-            shutil.rmtree(self.app_dir, ignore_errors=True)
-        if self.private is not None:
-            shutil.rmtree(self.private, ignore_errors=True)
+        for owned in [*([self.app_dir] if self.owns_app else []), *filter(None, [self.private])]:
+            shutil.rmtree(owned, ignore_errors=True)

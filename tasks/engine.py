@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal
 
 import psutil
@@ -48,13 +49,13 @@ class Engine(BaseModel):
     binary: str
 
     def run(self, args: Sequence[str], *, timeout: float = 120.0, stdin: bytes | None = None,
-            check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        """`ENGINE args`; raises EngineError when it fails (with `check`) or runs past
-        `timeout`."""
+            check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+        """`ENGINE args` (in `cwd`); raises EngineError when it fails (with `check`) or runs
+        past `timeout`."""
         argv = [self.binary, *args]
         try:
             done = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout,
-                                  env=engine_env(), check=False)
+                                  env=engine_env(), check=False, cwd=cwd)
         except subprocess.TimeoutExpired:
             raise EngineError(f"`{' '.join(argv[:3])} ...` ran past {timeout:g}s",
                               field="engine", value=self.name) from None

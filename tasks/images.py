@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import io
+import json
 import re
-import secrets
 import shutil
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +22,8 @@ from evoharness.files import write_atomic, write_model
 from tasks.bases import BaseMap, Resolution, build_pull_flags, resolve_base
 from tasks.bundles import content_key, pack_dir
 from tasks.dockerfile import external_bases, with_bases
-from tasks.engine import OWNER_LABEL, Engine, engine_env, last_lines, owner_label, slug
+from tasks.engine import Engine, engine_env, last_lines, slug
+from tasks.image_export import export_image
 from tasks.task import Task
 
 IMAGE_REPO = "localhost/evoharness/task"
@@ -61,6 +60,7 @@ class TaskImage(BaseModel):
     key: str
     app: Path  # the image's /app (owners and modes kept): each sandbox starts from a copy
     user: str  # the image's USER, "" for none
+    env: dict[str, str] = {}  # the image's ENV
     passwd: str  # the image's /etc/passwd and /etc/group
     group: str
     log: Path
@@ -138,10 +138,13 @@ class ImageBuilder:
                 code = self._run_build(argv, out, task.config.environment.build_timeout_sec)
         if code != 0:
             raise _failure(task, log, code)
-        app, passwd, group = self._export(ref, folder)
-        user = self.engine.text(["image", "inspect", "--format", "{{.Config.User}}", ref])
-        image = TaskImage(task_id=task.id, ref=ref, key=key, app=app, user=user, passwd=passwd,
-                          group=group, log=log, bases=resolved)
+        tables = export_image(self.engine, ref, folder / "app")
+        config = json.loads(self.engine.text(["image", "inspect", "--format",
+                                              "{{json .Config}}", ref]))
+        env = dict(item.partition("=")[::2] for item in config.get("Env") or [])
+        image = TaskImage(task_id=task.id, ref=ref, key=key, app=folder / "app",
+                          user=config.get("User") or "", env=env, passwd=tables["etc/passwd"],
+                          group=tables["etc/group"], log=log, bases=resolved)
         write_model(folder / "image.json", image)  # last: its presence means the export is whole
         return image
 
@@ -152,47 +155,6 @@ class ImageBuilder:
                                   check=False).returncode
         except subprocess.TimeoutExpired:
             return f"ran past environment.build_timeout_sec ({timeout:g}s)"
-
-    def _export(self, ref: str, folder: Path) -> tuple[Path, str, str]:
-        """The image's /app into folder/app, and its user and group tables, from a container
-        created (never started) for the purpose."""
-        name = f"evo-export-{secrets.token_hex(6)}"
-        self.engine.run(["create", "--label", f"{OWNER_LABEL}={owner_label()}", "--name", name,
-                         ref, "true"])
-        try:
-            app = folder / "app"
-            shutil.rmtree(app, ignore_errors=True)
-            app.mkdir()
-            listing = self.engine.run(["cp", f"{name}:/app", "-"], check=False, timeout=1800)
-            if listing.returncode == 0:
-                _extract(listing.stdout, "app", app)
-            tables = [self._file(name, f"/etc/{table}") for table in ("passwd", "group")]
-        finally:
-            self.engine.remove([name])
-        return app, tables[0], tables[1]
-
-    def _file(self, container: str, path: str) -> str:
-        done = self.engine.run(["cp", f"{container}:{path}", "-"], check=False)
-        if done.returncode != 0:
-            return ""
-        with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-            member = next((m for m in archive.getmembers() if m.isfile()), None)
-            handle = archive.extractfile(member) if member else None
-            return handle.read().decode(errors="replace") if handle else ""
-
-
-def _extract(data: bytes, top: str, dest: Path) -> None:
-    """A `cp CONTAINER:/top -` archive's contents into dest, owners and modes kept (as root),
-    set-id bits dropped, nothing written outside dest (tar's own filter)."""
-    def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
-        rel = member.name.split("/", 1)
-        if rel[0] != top or len(rel) == 1:
-            return None
-        mode = member.mode & 0o1777 if member.mode is not None else None
-        return tarfile.tar_filter(member.replace(name=rel[1], mode=mode), path).replace(mode=mode)
-
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        archive.extractall(dest, filter=keep, numeric_owner=True)
 
 
 def _failure(task: Task, log: Path, code: int | str) -> BuildFailed:

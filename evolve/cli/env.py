@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from evolve.cli.run import ENGINE_HELP
+from .run import ENGINE_HELP
 
 
 def register(app: typer.Typer) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evolve.cli.run import ENGINE_HELP, ENVIRONMENT_HELP
+from .run import ENGINE_HELP, ENVIRONMENT_HELP
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -13,7 +13,7 @@ from tasks.environments import EnvironmentSettings, environments
 from tasks.task import load_task
 from tests.fixtures.containers import container_home, needs_engine
 
-from .test_verifier_attacks import CHECKING_TEST_SH, REWARD_SWAPS, SECRET
+from .test_verifier_attacks import REWARD_SWAPS, SECRET, swapped_reward_is_read_safely
 from .verifier_rollout import attack, contained, user_task
 
 pytestmark = needs_engine
@@ -28,20 +28,7 @@ def in_container(container_home):
 
 @pytest.mark.parametrize("how", list(REWARD_SWAPS))
 def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, in_container, how):
-    secret = tmp_path / "root-only.txt"
-    secret.write_text(SECRET + "\n")
-    secret.chmod(0o600)
-    swap = REWARD_SWAPS[how].format(secret=secret, marker=SECRET)
-    os.environ["EVO_REDTEAM_KEY"] = SECRET  # in the host process's /proc/self/environ
-    try:
-        task = user_task(tmp_path, test_sh=CHECKING_TEST_SH)
-        result, _ = attack(tmp_path, task, f"printf '%s\\n' \"{swap}; kill -9 \\$PPID\" > "
-                           "/app/check.sh", factory=in_container)
-    finally:
-        del os.environ["EVO_REDTEAM_KEY"]
-    contained(result)
-    assert SECRET not in result.verifier_tail + result.exit_reason
-    assert "unreadable reward file" in result.verifier_tail or "no reward file" in result.verifier_tail
+    swapped_reward_is_read_safely(tmp_path, how, factory=in_container)
 
 
 SEPARATE = {"[verifier]\n": '[verifier]\nenvironment_mode = "separate"\n'}
@@ -97,3 +84,28 @@ def test_nothing_of_the_hosts_environment_reaches_the_agent(tmp_path, in_contain
     assert result.outcome.value == "pass"  # the task's own test passes: the setup works
     assert "PATH=" in outputs[0] and SECRET not in outputs[0]
     assert "Read-only file system" in outputs[0]
+
+
+def test_the_images_environment_does_not_lead_the_verifier_into_app(tmp_path, in_container):
+    """An image whose ENV puts /app on PATH and names a bash startup file there (a Dockerfile
+    may): the verifier's commands get neither, so the agent's files are not what runs."""
+    forge = "#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n"
+    task = user_task(tmp_path, test_sh="#!/bin/bash\ncat /app/hello.txt >/dev/null 2>&1\n",
+                     files={"environment/Dockerfile": "FROM ubuntu:24.04\nWORKDIR /app\n"
+                            "ENV PATH=/app/bin:/usr/bin:/bin BASH_ENV=/app/startup.sh\n"})
+    result, _ = attack(tmp_path, task, f"mkdir -p /app/bin && printf '{forge}' | tee /app/bin/cat "
+                       "/app/startup.sh >/dev/null && chmod +x /app/bin/cat /app/startup.sh",
+                       factory=in_container)
+    contained(result)
+
+
+def test_the_verifier_is_never_the_images_user(tmp_path, in_container):
+    """With no agent.user, the agent runs as the image's USER; the verifier must not."""
+    task = user_task(tmp_path, test_sh='#!/bin/bash\n[ "$(id -u)" != 4242 ] && '
+                     "echo 1 > /logs/verifier/reward.txt\n",
+                     files={"environment/Dockerfile": "FROM ubuntu:24.04\nRUN echo "
+                            "'builder:x:4242:4242::/tmp:/bin/bash' >> /etc/passwd\n"
+                            "WORKDIR /app\nUSER builder\n"})
+    result, outputs = attack(tmp_path, task, "id -u", factory=in_container)
+    assert outputs[0].startswith("4242")
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail

@@ -17,7 +17,6 @@ from agent.clients.scripted import ScriptedModel, json_action
 from evolve.cli import main
 from evoharness.errors import ValidationFailed
 from tasks.bases import HOST_CA, load_map, setup_base
-from tasks.container import ContainerSandbox
 from tasks.engine import find_engine
 from tasks.environments import EnvironmentSettings, Environments, environments
 from tasks.images import ImageBuilder
@@ -25,7 +24,7 @@ from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
 from tasks.task import load_task
 from tests.fixtures.containers import (
-    ENGINE, TOOL, container_home, make_rootfs, needs_engine, tool_task, _host_files,
+    ENGINE, TOOL, container_home, host_files, make_rootfs, needs_engine, tool_task,
 )
 from workspace.repo import SEED_DIR
 from workspace.validate import load_harness
@@ -154,7 +153,7 @@ def test_a_task_whose_base_cannot_be_had_is_skipped_with_its_reason(tmp_path, co
 def test_env_setup_makes_a_base_with_this_hosts_ca_and_the_map(tmp_path):
     home = tmp_path / "home"
     image = f"localhost/evoharness-test/setup-{tmp_path.name.lower()}:1"
-    rootfs = make_rootfs(tmp_path / "rootfs.tar", _host_files())
+    rootfs = make_rootfs(tmp_path / "rootfs.tar", host_files())
     try:
         report = setup_base(ENGINE, home, rootfs=rootfs, image=image)
         assert ENGINE.image_id(image) == report.image_id
@@ -176,6 +175,7 @@ def test_memory_processes_network_and_disk_are_limited(tmp_path, container_home)
     box = _in_container(container_home)(load_task(root))
     try:
         assert box.exec("tail /dev/zero", timeout=60).exit_reason == "memory_limit"
+        assert not Path("oom").exists()  # conmon's note of it stays in the sandbox's directory
         forks = box.exec("for i in $(seq 400); do sleep 30 & done; echo forked", timeout=60)
         assert "Resource temporarily unavailable" in forks.output
         net = box.exec("echo > /dev/tcp/1.1.1.1/53", timeout=30)
