@@ -81,8 +81,8 @@ class Engine(BaseModel):
 
     def remove(self, names: Sequence[str]) -> None:
         """Kill and delete these containers at once; ones already gone are no error."""
-        if names:
-            self.run(["rm", "-f", *(["-t", "0"] if self.name == "podman" else []), *names],
+        if names:  # podman 4.3 stops at a missing name unless told to ignore it
+            self.run(["rm", "-f", *(["-i", "-t", "0"] if self.name == "podman" else []), *names],
                      check=False, timeout=300)
 
     def sweep(self) -> list[str]:
