@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fresh-machine setup: system packages (bubblewrap for the sandbox, slirp4netns for tasks that
-# allow internet, iproute2 for the network tests, git, chromium for the report test; podman with
-# runc and catatonit for tasks that run in their own image, mmdebstrap for `evoharness env setup`),
-# a virtual environment in .venv, evoharness with the test tools, the embedded models and Ray (the
-# executor for more than one machine).
+# allow internet, iproute2 for the network tests, git, make and gcc for the built-in suite's tasks,
+# chromium for the report test; podman with runc and catatonit for tasks that run in their own
+# image, mmdebstrap for `evoharness env setup`), a virtual environment in .venv, evoharness with
+# the test tools, the embedded models and Ray (the executor for more than one machine).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -12,6 +12,8 @@ command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v slirp4netns >/dev/null || need_apt+=(slirp4netns)
 command -v ip >/dev/null || need_apt+=(iproute2)
 command -v git >/dev/null || need_apt+=(git)
+command -v make >/dev/null || need_apt+=(make)
+command -v gcc >/dev/null || need_apt+=(gcc libc6-dev)
 # The report test runs Debian's build at this path; another chromium on PATH does not count.
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 # The container engine, without podman's recommends: runc rather than crun (which fails where

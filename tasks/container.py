@@ -10,8 +10,6 @@ import os
 import random
 import re
 import secrets
-import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -21,7 +19,8 @@ from tasks.capture import Hooks, run_capped
 from tasks.engine import OWNER_LABEL, Engine, engine_env, owner_label, slug
 from tasks.host_python import PREFIX, host_python
 from tasks.images import TaskImage
-from tasks.limits import Limits, chown_tree, disk_watchdog
+from tasks.host_files import chown_tree, copy_tree, remove_tree
+from tasks.limits import Limits, disk_watchdog
 from tasks.sandbox import APP, HARNESS, Mount, privileged, task_limits
 from tasks.task import Task
 
@@ -91,7 +90,7 @@ def _table(passwd: str) -> dict[str, tuple[int, int, str]]:
 def copy_image_app(image: TaskImage) -> Path:
     """A private copy of the image's /app (owners, modes and links kept): a sandbox's /app."""
     app = Path(tempfile.mkdtemp(prefix=f"evo-app-{image.task_id}-"))
-    subprocess.run(["cp", "-a", f"{image.app}/.", str(app)], check=True, capture_output=True)
+    copy_tree(image.app, app)
     return app
 
 
@@ -148,7 +147,7 @@ class ContainerSandbox:
     def writable_dir(self, name: str) -> Path:
         path = Path(tempfile.mkdtemp(prefix=f"evo-{name}-"))
         if privileged():
-            chown_tree(path, self.identity.uid, self.identity.gid)
+            chown_tree(path, self.identity.uid)  # a verifier's: a fresh uid, its own gid
         return path
 
     def exec(self, command: str, *, timeout: float, stdin: str = "",
@@ -295,4 +294,4 @@ class ContainerSandbox:
     def close(self) -> None:
         self.kill_leftovers()
         for owned in [*([self.app_dir] if self.owns_app else []), *filter(None, [self.private])]:
-            shutil.rmtree(owned, ignore_errors=True)
+            remove_tree(owned)  # the agent's tree may be nested past what rmtree walks

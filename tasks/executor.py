@@ -73,6 +73,7 @@ class RolloutSpec(BaseModel):
     model: str  # an agent.clients.make_model spec
     trial_change: str = ""  # set for a rollout of a change's trial, with the arm it serves
     trial_arm: TrialArm = ""
+    keep_left: bool = False  # its result carries what the agent left (runner.rollout)
 
     @property
     def rollout_id(self) -> str:
@@ -86,10 +87,11 @@ class RolloutSpec(BaseModel):
 
 
 def rollout_specs(plan: Sequence[Planned], *, run_id: str, iteration: int, harness: HarnessTree,
-                  model: str, skip: set[str] | frozenset[str] = frozenset()) -> list[RolloutSpec]:
+                  model: str, skip: set[str] | frozenset[str] = frozenset(),
+                  keep_left: bool = False) -> list[RolloutSpec]:
     """The specs of a plan (runner.plan_rollouts), less the rollouts in `skip`."""
     specs = [RolloutSpec(run_id=run_id, iteration=iteration, task=task, split=split,
-                         attempt=attempt, harness=harness, model=model)
+                         attempt=attempt, harness=harness, model=model, keep_left=keep_left)
              for task, split, attempt in plan]
     return [s for s in specs if s.rollout_id not in skip]
 
@@ -133,7 +135,7 @@ class LocalExecutor:
             def work(spec: RolloutSpec) -> RolloutResult:
                 return rollout(harnesses[spec.harness.tree], models[spec.model], spec.task,
                                spec.base(), sandbox_factory=self.sandbox_factory,
-                               rollout_timeout=self.rollout_timeout)
+                               rollout_timeout=self.rollout_timeout, keep_left=spec.keep_left)
 
             yield from in_pool(specs, work, self.workers)
 

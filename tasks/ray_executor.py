@@ -112,7 +112,8 @@ class RolloutWorker:
             return infra_error(base, error)
         task = spec.task.model_copy(update={"root": task_dir})
         return rollout(harness, lambda: self._model(spec.model), task, base,
-                       sandbox_factory=self.sandbox, rollout_timeout=self.rollout_timeout)
+                       sandbox_factory=self.sandbox, rollout_timeout=self.rollout_timeout,
+                       keep_left=spec.keep_left)
 
     def _harness(self, file: tuple[str, ray.ObjectRef]) -> LoadedHarness:
         key = file[0]

@@ -76,17 +76,59 @@ def test_tmp_is_capped_and_counted(tmp_path):
 
 @needs_root
 def test_filling_app_stops_at_the_storage_cap(tmp_path):
-    """storage_mb = 64: a command writing 5 MB every 50 ms (500 MB if let run) is killed by the
-    watchdog, which looks every second: /app ends far below what the loop would write (the
-    margin: a second of writing, at most ~100 MB at this pace, on top of the cap)."""
+    """storage_mb = 64: /app is a filesystem with room for 64 MiB, so a command writing 5 MB
+    every 50 ms (500 MB if let run) gets ENOSPC once it is full, and /app holds at most 64 MiB."""
     task = limited_task(tmp_path, storage_mb=64)
     result, [out, size] = attack(
         tmp_path, task,
         "for i in $(seq 100); do head -c 5M /dev/zero > /app/f$i; sleep 0.05; done; echo finished",
         "du -sm /app")
-    assert "finished" not in out
+    assert "No space left on device" in out
     used = int(size.split()[0])
-    assert 64 <= used < 300, size
+    assert 60 <= used <= 64, size
+
+
+def _writer(prelude: str, hold: int) -> str:
+    """A Python script that runs `prelude`, then writes 100 MiB unbuffered in 10 files of 10 MiB
+    (one file's cap, RLIMIT_FSIZE, is 20 MiB here) as `open_file(i)` opens them, prints how much
+    it wrote, and holds everything open for `hold` seconds."""
+    return (f"python3 - <<'EOF'\nimport os, time\nwritten, held = 0, []\n{prelude}\n"
+            "try:\n    for i in range(10):\n        f = open_file(i)\n        held.append(f)\n"
+            "        for _ in range(10):\n            written += f.write(b'x' * (1 << 20))\n"
+            "except OSError as error:\n    print('stopped:', error.strerror)\n"
+            f"print('written', written >> 20, 'MiB', flush=True)\ntime.sleep({hold})\nEOF")
+
+
+# Issue 21: the watchdog's path walk skipped what it could not name (191 MB written under
+# storage_mb = 20) and no walk sees a file deleted while open (570 MB held under 20).
+WALKAROUNDS = {
+    "nested past PATH_MAX": ("os.makedirs('/app/deep'); os.chdir('/app/deep')\n"
+                             "for _ in range(2200):\n    os.mkdir('aa'); os.chdir('aa')\n"
+                             "open_file = lambda i: open(f'f{i}', 'wb', buffering=0)"),
+    "deleted while open": ("def open_file(i):\n    f = open(f'/app/h{i}', 'wb', buffering=0)\n"
+                           "    os.unlink(f'/app/h{i}')\n    return f"),
+}
+
+
+@needs_root
+@pytest.mark.parametrize("how", list(WALKAROUNDS))
+def test_the_storage_cap_counts_what_no_walk_sees(tmp_path, how):
+    task = limited_task(tmp_path, storage_mb=20)
+    result, [out] = attack(tmp_path, task, _writer(WALKAROUNDS[how], hold=0))
+    written = int(re.search(r"written (\d+) MiB", out).group(1))
+    assert "No space left on device" in out and written <= 20, out
+    assert result.outcome.value == "pass"
+
+
+@pytest.mark.parametrize("how", list(WALKAROUNDS))
+def test_without_a_volume_the_watchdog_sees_them_too(tmp_path, monkeypatch, how):
+    """Where no volume can be mounted (here: as if none could), the watchdog walks by directory
+    descriptors, at any depth, and counts the deleted files the command's processes hold open:
+    the command is killed (it would hold its 100 MiB for 60 s)."""
+    monkeypatch.setattr("tasks.sandbox.Volume.create", lambda *args, **kwargs: None)
+    task = limited_task(tmp_path, storage_mb=20)
+    _, [out] = attack(tmp_path, task, _writer(WALKAROUNDS[how], hold=60))
+    assert "grew past the task's disk limit" in out, out
 
 
 @needs_root
