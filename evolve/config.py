@@ -12,6 +12,8 @@ from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
 from manifests.design import TrialDesign
+from tasks.engine import EngineChoice
+from tasks.environments import EnvironmentKind, EnvironmentSettings
 from tasks.executor import ExecutorKind
 from tasks.task import TaskSplit
 
@@ -80,6 +82,10 @@ class RunConfig(BaseModel):
     analyst: bool = Field(False, description="an LLM pass (the evolve model) adds a root "
                           "cause to each failing task's evidence")
     unsafe_no_sandbox: bool = False
+    environment: EnvironmentKind = Field("auto", description=(
+        "where tasks run: host (bubblewrap), container (each in its image), or auto "
+        "(docs/containers.md)"))
+    engine: EngineChoice = Field("auto", description="the container engine: podman or docker")
     executor: ExecutorKind = Field("local", description="where rollouts run")
     # With executor ray: HOST:PORT, auto or ray://HOST:PORT; unset means what ray.init() does:
     # RAY_ADDRESS, else the cluster last started on this machine, else a new local instance.
@@ -112,6 +118,11 @@ class RunConfig(BaseModel):
     @property
     def evolve_model_spec(self) -> str:
         return self.evolve_model or self.model
+
+    def environment_settings(self, paths: RunPaths) -> EnvironmentSettings:
+        """Where this run's tasks run; build logs kept in the run."""
+        return EnvironmentSettings(kind=self.environment, engine=self.engine,
+                                   build_logs=paths.builds)
 
 
 def save_config(paths: RunPaths, config: RunConfig) -> None:

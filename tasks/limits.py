@@ -11,6 +11,7 @@ import signal
 import stat
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -307,3 +308,20 @@ def _deleted_links(pid: int) -> list[str]:
             except OSError:
                 continue
     return links
+
+
+def disk_watchdog(paths: list[Path], limits: Limits) -> Callable[[int], str] | None:
+    """A check, given a command's pid, that says "disk_limit" once `paths` hold more than the
+    storage cap or the file-count cap (counting files its processes hold open after deleting
+    them) and have grown since it was made (a command that frees space is left alone); None for
+    no paths."""
+    if not paths:
+        return None
+    cap, most = limits.storage_mb << 20, limits.max_files
+    start_bytes, start_files = disk_usage(paths, most)
+
+    def check(pid: int) -> str:
+        used, files = disk_usage(paths, most, holder=pid)
+        grew = (used > cap and used > start_bytes) or (files > most and files > start_files)
+        return "disk_limit" if grew else ""
+    return check

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from agent.environment import ExecResult
 from tasks.capture import Hooks, run_capped
 from tasks.host_files import chown_tree, copy_tree, remove_tree, tree_size
-from tasks.limits import Cgroup, Limits, cpu_set, disk_usage, rlimits
+from tasks.limits import Cgroup, Limits, cpu_set, disk_watchdog, rlimits
 from tasks.network import DNS, UserNetwork, require_slirp
 from tasks.task import Task
 from tasks.volume import Volume
@@ -164,6 +164,10 @@ class BwrapSandbox:
                 volume.close()
             raise
 
+    def fresh_copy(self, task: Task) -> Path:
+        """A new private copy of the task's /app as it starts (a separate verifier's)."""
+        return copy_task_files(task)
+
     def handover(self, app_dir: Path) -> "BwrapSandbox":
         """A sandbox with the same limits and network over `app_dir` for a new user (a fresh uid
         as root): nothing this sandbox's user left running can touch it, or run in it. The same
@@ -283,16 +287,7 @@ class BwrapSandbox:
         paths = [m.source for m in mounts if m.writable]
         if self.volume is None:
             paths.insert(0, self.app_dir)
-        if not paths:
-            return None
-        cap, most = self.limits.storage_mb << 20, self.limits.max_files
-        start_bytes, start_files = disk_usage(paths, most)
-
-        def check(pid: int) -> str:
-            used, files = disk_usage(paths, most, holder=pid)
-            grew = (used > cap and used > start_bytes) or (files > most and files > start_files)
-            return "disk_limit" if grew else ""
-        return check
+        return disk_watchdog(paths, self.limits)
 
     def exec(self, command: str, *, timeout: float, stdin: str = "",
              mounts: list[Mount] | None = None, env: dict[str, str] | None = None) -> ExecResult:

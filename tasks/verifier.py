@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tasks.host_files import UnusableFiles, remove_tree
 from tasks.reward import read_reward
-from tasks.sandbox import Mount, copy_task_files
+from tasks.sandbox import Mount
 from tasks.sandboxes import Sandbox
 from tasks.task import Task
 
@@ -159,7 +159,7 @@ def verifier_sandbox(task: Task, sandbox: Sandbox) -> tuple[Sandbox, str]:
     if task.config.verifier.environment_mode == "shared":
         return sandbox.handover(sandbox.app_dir), ""
     sandbox.kill_leftovers()
-    fresh = copy_task_files(task)
+    fresh = sandbox.fresh_copy(task)
     try:
         refused = copy_artifacts(sandbox.app_dir, fresh, task.config.artifact_paths)
         judge = sandbox.handover(fresh)

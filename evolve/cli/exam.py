@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from .run import (
-    BASELINE_HELP, EXECUTOR_HELP, PICKS_HELP, RAY_ADDRESS_HELP, default_model, rollout_line,
+    BASELINE_HELP, ENGINE_HELP, ENVIRONMENT_HELP, EXECUTOR_HELP, PICKS_HELP, RAY_ADDRESS_HELP,
+    default_model, rollout_line,
 )
 
 if TYPE_CHECKING:
@@ -98,6 +99,8 @@ def eval_cmd(
     ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox",
                                            help="Run agent commands without bubblewrap."),
+    environment: str = typer.Option("auto", "--environment", help=ENVIRONMENT_HELP),
+    engine: str = typer.Option("auto", "--engine", help=ENGINE_HELP),
 ) -> None:
     """Evaluate harnesses x models x suites, k rollouts per task, into an evaluation directory
     (the run's store format). Run it again to finish a killed one: stored rollouts are not run
@@ -111,6 +114,7 @@ def eval_cmd(
     from evolve.evaluation import EvalDir, run_plan
     from evolve.ledger.lock import RunLock
     from evolve.transfer import plan_eval, resolve_harness, suite_tasks
+    from tasks.environments import settings_for
     from tasks.executor import make_executor
 
     console = Console(soft_wrap=True)
@@ -129,8 +133,10 @@ def eval_cmd(
                 model or [default_model()], suites, k))
         else:
             plan = folder.plan()  # resume the stored plan
+        settings = settings_for(environment, engine, build_logs=folder.root / "builds")
         runner = make_executor(executor, workers=workers, rollout_timeout=rollout_timeout,
-                               unsafe_no_sandbox=unsafe_no_sandbox, ray_address=ray_address)
+                               unsafe_no_sandbox=unsafe_no_sandbox, ray_address=ray_address,
+                               environment=settings)
         ran = run_plan(folder, plan, runner, rollout_line(console))
     finally:
         lock.release()

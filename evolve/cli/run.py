@@ -16,6 +16,11 @@ if TYPE_CHECKING:
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
                  "README 'Scale out').")
+ENVIRONMENT_HELP = ("Where tasks run: host (bubblewrap over this machine), container (each in "
+                    "its image, built from its Dockerfile), or auto: a task whose Dockerfile "
+                    "builds something runs in its image when podman or docker works here "
+                    "(docs/containers.md).")
+ENGINE_HELP = "The container engine: podman, docker, or auto (podman, else docker)."
 BASELINE_HELP = ("The exam's matched-budget baseline: best-of (the seed, each pick the model's "
                  "choice among N fresh attempts, N = the evolution's rollouts per train task), "
                  "best-of:N, or none (the default).")
@@ -55,6 +60,8 @@ def init(
                                  "model) to each failing task's evidence."),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    environment: str = typer.Option("auto", "--environment", help=ENVIRONMENT_HELP),
+    engine: str = typer.Option("auto", "--engine", help=ENGINE_HELP),
     heldout: str = typer.Option(None, "--heldout", help="Held-out tasks: a share (0.25, chosen "
                                 "by a stable hash of the ids) or comma-separated ids. Default: "
                                 "suite.toml's split, else a quarter by hash."),
@@ -78,10 +85,11 @@ def init(
     stable hash of the task ids), stated here and kept in run.yaml.
 
     Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2 --executor ray
+    Example: evoharness init runs/tb --tasks ~/terminal-bench-2 --environment container
     """
     from rich.console import Console
 
-    from evolve.config import validate_config
+    from evolve.config import load_config, validate_config
     from evolve.ledger import RunPaths
     from evolve.run import choose_split, init_run
     from tasks.task import load_suite
@@ -97,14 +105,16 @@ def init(
         run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
         unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
-        ray_address=ray_address, stop={"iterations": iterations},
+        ray_address=ray_address, environment=environment, engine=engine,
+        stop={"iterations": iterations},
         exam={"k": exam_k, "baseline": exam_baseline, "picks": exam_picks},
         split=split and split.model_dump(), library=library and library.resolve(),
         starter_library=starter_library,
         **({} if trial_rollouts is None else {"verdicts": {"max_rollouts": trial_rollouts}}),
     ), RunPaths(root=run_dir).config)
-    paths = init_run(run_dir, config)
     console = Console(soft_wrap=True)  # a progress line stays one line in a log or a pipe
+    paths = init_run(run_dir, config, say=lambda line: console.print(line, markup=False))
+    task_ids = load_config(paths.root)[1].task_ids
     console.print(f"created run {config.run_id!r} in {paths.root} "
                   f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})",
                   markup=False)

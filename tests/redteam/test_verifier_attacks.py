@@ -15,6 +15,7 @@ import pytest
 
 from evoharness.errors import ValidationFailed
 from tasks.reward import read_reward
+from tasks.sandbox import BwrapSandbox
 from tasks.task import load_task
 
 from .verifier_rollout import FIXTURES, attack, contained, suite_task, user_task
@@ -161,8 +162,8 @@ echo "check.sh exited $?"
 """
 
 
-@pytest.mark.parametrize("how", list(REWARD_SWAPS))
-def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, how):
+def swapped_reward_is_read_safely(tmp_path, how: str, factory=BwrapSandbox.for_task) -> None:
+    """One REWARD_SWAPS attack in the sandbox `factory` makes; it must be contained."""
     secret = tmp_path / "root-only.txt"
     secret.write_text(SECRET + "\n")
     secret.chmod(0o600)
@@ -170,12 +171,18 @@ def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, how):
     os.environ["EVO_REDTEAM_KEY"] = SECRET  # in the host process's /proc/self/environ
     try:
         task = user_task(tmp_path, test_sh=CHECKING_TEST_SH)
-        result, _ = attack(tmp_path, task, f"printf '%s\\n' \"{swap}; kill -9 \\$PPID\" > /app/check.sh")
+        result, _ = attack(tmp_path, task, f"printf '%s\\n' \"{swap}; kill -9 \\$PPID\" > /app/check.sh",
+                           factory=factory)
     finally:
         del os.environ["EVO_REDTEAM_KEY"]
     contained(result)
     assert SECRET not in result.verifier_tail + result.exit_reason  # the agent's own command aside
     assert "unreadable reward file" in result.verifier_tail or "no reward file" in result.verifier_tail
+
+
+@pytest.mark.parametrize("how", list(REWARD_SWAPS))
+def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, how):
+    swapped_reward_is_read_safely(tmp_path, how)
 
 
 def test_read_reward_refuses_special_files_without_blocking(tmp_path):
