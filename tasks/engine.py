@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-import psutil
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
+from tasks import owners
 
 EngineName = Literal["podman", "docker"]
 EngineChoice = Literal["auto", "podman", "docker"]
-OWNER_LABEL = "evoharness.owner"  # host:pid:start time of the process that made the container
+OWNER_LABEL = "evoharness.owner"  # host:owner token of the process that made the container (owners.py)
 INFO_TIMEOUT_S = 30.0
 # Passed to the engine's command line (its config, its socket, the build proxy); never into a
 # container, which gets only the image's environment and what `-e` names.
@@ -122,22 +122,15 @@ def slug(text: str, most: int = 40) -> str:
 
 
 def owner_label() -> str:
-    """This process as the owner of the containers it makes."""
-    me = psutil.Process()
-    return f"{socket.gethostname()}:{me.pid}:{me.create_time():.2f}"
+    """This process as the owner of the containers it makes: its host and owner token."""
+    return f"{socket.gethostname()}:{owners.this_process()}"
 
 
 def owner_alive(owner: str) -> bool:
     """Whether the process an owner label names still runs (a label from another host counts as
     alive: only that host can tell)."""
-    host, _, rest = owner.partition(":")
-    pid, _, started = rest.partition(":")
-    if host != socket.gethostname():
-        return True
-    try:
-        return f"{psutil.Process(int(pid)).create_time():.2f}" == started
-    except (psutil.NoSuchProcess, ValueError):
-        return False
+    host, _, token = owner.partition(":")
+    return host != socket.gethostname() or owners.alive(token)
 
 
 @functools.cache

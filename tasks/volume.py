@@ -17,8 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import psutil
-
+from tasks import owners
 from tasks.limits import Limits
 
 log = logging.getLogger(__name__)
@@ -61,7 +60,7 @@ class Volume:
     """One mounted image: `app` is the sandbox's /app; the rest of the mount is the host's."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root  # evo-vol-PID-XXXX: the image, the owner file, the mount point
+        self.root = root  # evo-vol-XXXX: the image, the owner file, the mount point
         self.image = root / "image"
         self.mount = root / "fs"
         self.app = self.mount / "app"
@@ -75,8 +74,8 @@ class Volume:
         if os.geteuid() != 0 or shutil.which("mkfs.ext4", path=ENV["PATH"]) is None:
             return None
         sweep()
-        root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
-        (root / "owner").write_text(f"{os.getpid()} {psutil.Process().create_time()!r}\n")
+        root = Path(tempfile.mkdtemp(prefix=PREFIX))
+        (root / "owner").write_text(owners.this_process())
         volume = cls(root)
         try:
             volume._make(limits, holds)
@@ -151,16 +150,9 @@ def sweep() -> int:
 
 
 def _owner_alive(root: Path) -> bool:
+    """A root without its owner file yet is one being made: left alone (tasks/owners.py)."""
     try:
-        pid_text, started = (root / "owner").read_text().split()
-        pid = int(pid_text)
-    except (OSError, ValueError):
-        pid_text = root.name[len(PREFIX):].split("-")[0]
-        if not pid_text.isdigit():
-            return True  # not one of ours: leave it
-        pid, started = int(pid_text), ""
-    try:
-        process = psutil.Process(pid)
-    except psutil.NoSuchProcess:
-        return False
-    return not started or repr(process.create_time()) == started
+        token = (root / "owner").read_text()
+    except OSError:
+        return True
+    return owners.alive(token)

@@ -235,9 +235,10 @@ def test_env_sweep_removes_only_containers_whose_owner_is_gone(tmp_path, contain
 
     from tasks.engine import OWNER_LABEL, owner_label
     from tests.fixtures.containers import base_image
+    from tests.tasks.test_owners import dead_token
 
     suffix = tmp_path.name[-10:].lower().replace("_", "-")
-    owners = {f"evo-sweep-dead-{suffix}": f"{socket.gethostname()}:999999999:0.00",
+    owners = {f"evo-sweep-dead-{suffix}": f"{socket.gethostname()}:{dead_token()}",
               f"evo-sweep-live-{suffix}": owner_label()}
     for name, owner in owners.items():
         ENGINE.run(["create", "--name", name, "--label", f"{OWNER_LABEL}={owner}", base_image(),
