@@ -13,7 +13,9 @@ import git
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
+from evoharness.files import read_text_inside
 
+from .bounded import MAX_FILE_BYTES
 from .prompt import SEED_DIR
 
 __all__ = ["SEED_DIR", "CommitInfo", "HarnessRepo", "RevertConflict"]
@@ -125,7 +127,7 @@ class HarnessRepo:
         for name in self.changed_files(sha):
             hunks = _hunks(self._git.diff("--unified=0", "--no-color", "--no-ext-diff", parent,
                                           sha, "--", name))
-            text = _read_text(self.path / name)
+            text = _read_text(self.path, name)
             if hunks is None or text is None:
                 return False
             lines = _lines(text)
@@ -320,14 +322,12 @@ def _runs(owners: list[str | None], sha: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(root: Path, rel: str) -> str | None:
     """A file's text as stored (line ends untouched); None for anything but a regular UTF-8
-    file (a link is never followed: the revert writes the file back)."""
-    if path.is_symlink() or not path.is_file():
-        return None
+    file (a link is never followed, on the way either: the revert writes the file back)."""
     try:
-        return path.read_bytes().decode()
-    except (OSError, UnicodeDecodeError):
+        return read_text_inside(root, rel, limit=MAX_FILE_BYTES)
+    except EvoError:
         return None
 
 
