@@ -400,3 +400,12 @@ def test_an_accepted_change_survives_refused_ones(ws):
     assert ws.repo.head() == kept and "Run the tests before calling done." in ws.read(
         "system_prompt.md.j2")
     assert json.loads(json.dumps([e.id for e in ws.tool.entries])) == [ws.tool.entries[0].id]
+
+
+def test_an_edit_that_changes_nothing_is_refused(ws):
+    """A change whose edits leave every file as it was (a placebo with no diff) costs no trial."""
+    same = write("system_prompt.md.j2", ws.read("system_prompt.md.j2"))
+    undone = [add("notes.md", "a note"), {"op": "delete_file", "path": "notes.md"}]
+    for edits in ([same], undone):
+        assert "edits: the edits change nothing" in ws.refused(*edits)
+    ws.accepted(write("system_prompt.md.j2", ws.read("system_prompt.md.j2") + "\nBe brief.\n"))
