@@ -39,6 +39,8 @@ from agent.model import Message, ModelReply
 from agent.parsing import Action
 from agent.recorder import Recorder, clip
 from agent.tools import ToolResult
+from evoharness.files import read_text_inside
+from workspace.bounded import MAX_FILE_BYTES
 from workspace.spec import LoadedHarness
 
 HOOKS = ("before_model", "after_model", "before_tool", "after_tool")
@@ -52,9 +54,9 @@ class HookFailed(Exception):
     """Internal: one hook run that produced nothing usable; it is reported and skipped."""
 
 
-def defined_hooks(path: Path) -> set[str]:
+def defined_hooks(root: Path, rel: str) -> set[str]:
     """The hook functions a middleware file defines at top level (validate.py made sure it parses)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = ast.parse(read_text_inside(root, rel, limit=MAX_FILE_BYTES))
     return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)} & set(HOOKS)
 
 
@@ -67,7 +69,7 @@ class Middleware:
         self.timeout = harness.spec.settings.tool_timeout_seconds
         self.hooks: dict[str, list[str]] = {hook: [] for hook in HOOKS}
         for name in harness.middleware:
-            for hook in defined_hooks(harness.root / "middleware" / f"{name}.py"):
+            for hook in defined_hooks(harness.root, f"middleware/{name}.py"):
                 self.hooks[hook].append(name)
         self.context = HookContext(max_steps=harness.spec.settings.max_steps)
 

@@ -15,7 +15,8 @@ from agent.exits import ExitReason
 from agent.model import Model
 from debugger.analyst import Analyst
 from debugger.distill import distill
-from evoharness.files import write_atomic
+from evoharness.errors import EvoError
+from evoharness.files import read_inside, write_atomic
 from manifests.revert import apply_decisions
 from manifests.schema import IterationManifest
 from tasks.executor import HarnessTree, rollout_specs
@@ -155,11 +156,20 @@ def _model(spec: str) -> Model:
     return make_model(spec)
 
 
+TEST_FILE_BYTES = 64 << 20  # a hidden test's data file may be large; all of it is redacted
+
+
 def _test_file_lines(run: Run) -> list[str]:
-    """Lines of every task's hidden tests: the evidence must never quote them."""
+    """Lines of every task's hidden tests: the evidence must never quote them. Read without
+    following links (a link's target is not the task's to give)."""
     lines = []
     for task, _ in run.items:
         for path in sorted(task.tests_dir.rglob("*")):
-            if path.is_file():
-                lines += [ln.strip() for ln in path.read_text(errors="replace").splitlines()]
+            if path.is_file() and not path.is_symlink():
+                rel = path.relative_to(task.tests_dir).as_posix()
+                try:
+                    data = read_inside(task.tests_dir, rel, limit=TEST_FILE_BYTES)
+                except EvoError:
+                    continue  # through a linked folder (its target is not the task's)
+                lines += [ln.strip() for ln in data.decode(errors="replace").splitlines()]
     return [ln for ln in lines if ln]

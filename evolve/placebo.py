@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import tempfile
 
+from evoharness.files import read_text_inside
+from workspace.bounded import MAX_FILE_BYTES
 from workspace.repo import HarnessRepo
 from workspace.validate import load_harness, render_system_prompt
 
@@ -23,5 +25,6 @@ def agent_view(repo: HarnessRepo, commit: str) -> str:
         root = repo.export(commit, tmp)
         harness = load_harness(root)
         seen = harness.model_dump(mode="json", exclude={"root", "prompt_template", "memory"})
-        code = {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.py"))}
+        names = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py"))
+        code = {rel: read_text_inside(root, rel, limit=MAX_FILE_BYTES) for rel in names}
         return json.dumps([render_system_prompt(harness), seen, code], sort_keys=True)

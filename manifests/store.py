@@ -49,6 +49,8 @@ def parse_manifest(text: str, path: Path, known_tasks: Iterable[str] | None) -> 
         raise EvoError(
             f"not valid JSON at line {error.lineno} column {error.colno}: {error.msg}", file=path
         ) from None
+    except RecursionError:
+        raise EvoError("JSON is nested too deeply", file=path) from None
     try:
         manifest = IterationManifest.model_validate(raw)
     except ValidationError as error:

@@ -31,23 +31,20 @@ Progress = Callable[[RolloutResult], None]
 class HarnessTree(BaseModel):
     """A harness as one commit of a git repository the driver holds: `tree` (git's hash of the
     content) names what runs and keys caches, `commit` is recorded in each result. Any commit
-    will do (the workspace head, or a probe: a base plus one change), checked out or not."""
+    will do (the workspace head, or a probe: a base plus one change). Every rollout runs a copy
+    made from the commit's blobs (materialise), never the workspace's checkout: an evaluation,
+    either arm of a trial and a Ray node see the same files, and no .git."""
 
     model_config = ConfigDict(frozen=True)
 
     repo: Path
     commit: str
     tree: str
-    checkout: Path | None = None  # a directory holding exactly this tree, on the driver
 
     @classmethod
     def at(cls, repo: HarnessRepo, commit: str = "HEAD") -> HarnessTree:
-        """`commit` of `repo`; the workspace itself is its checkout when it is that commit, clean
-        (so local rollouts mount it as before, and errors name its files)."""
         sha = repo.commit_info(commit).sha
-        checked_out = sha == repo.head() and not repo.is_dirty()
-        return cls(repo=repo.path, commit=sha, tree=repo.tree_id(sha),
-                   checkout=repo.path if checked_out else None)
+        return cls(repo=repo.path, commit=sha, tree=repo.tree_id(sha))
 
     def archive(self) -> bytes:
         return HarnessRepo(self.repo).archive(self.commit)
@@ -112,7 +109,7 @@ def execute(executor: Executor, specs: Sequence[RolloutSpec], out_dir: Path,
 
 
 class LocalExecutor:
-    """Rollouts on this machine: `workers` threads; each harness tree is checked out and loaded,
+    """Rollouts on this machine: `workers` threads; each harness tree is materialised and loaded,
     and each model's client made, once per batch; with an Environments factory, every task's
     image is built (or found cached) before the batch's first rollout."""
 
@@ -141,9 +138,9 @@ class LocalExecutor:
 
 
 def load_tree(tree: HarnessTree, scratch: Path) -> LoadedHarness:
-    """Validate a harness tree, checked out under `scratch` unless it has a checkout (a
-    ValidationFailed names what is wrong before any rollout runs)."""
-    return load_harness(tree.checkout or tree.materialise(scratch / tree.tree))
+    """Validate a harness tree, materialised under `scratch` (a ValidationFailed names what is
+    wrong before any rollout runs)."""
+    return load_harness(tree.materialise(scratch / tree.tree))
 
 
 def make_executor(kind: ExecutorKind, *, workers: int, rollout_timeout: float | None,

@@ -15,6 +15,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, ValidationI
                       field_validator, model_validator)
 
 from evoharness.errors import EvoError, ValidationFailed
+from evoharness.files import read_text_inside
 from tasks.results import Split
 
 
@@ -195,11 +196,53 @@ def dockerfile_workdir(text: str) -> str:
     return found[-1] if found else "/app"
 
 
+# What a task's author (or a downloaded suite) gives: each file the host reads is read without
+# following links and bounded, and each parser's failure is an EvoError naming the file.
+MAX_TASK_FILE_BYTES = 1 << 20  # task.toml, suite.toml, instruction.md, the Dockerfile
+MAX_TOML_DEPTH = 32  # nested tables and arrays: Harbor's task.toml needs three
+
+
+def read_task_file(path: Path) -> str:
+    """A task or suite file's text, read without following a link (evoharness.files)."""
+    return read_text_inside(path.parent, path.name, limit=MAX_TASK_FILE_BYTES, name=path)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """task.toml or suite.toml as data; EvoError naming the file for anything TOML refuses, and
+    for nesting past MAX_TOML_DEPTH (tomllib recurses per level: 20,000 levels overflow it)."""
+    text = read_task_file(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise EvoError(f"not valid TOML: {error}", file=path) from None
+    except RecursionError:
+        raise EvoError(f"TOML is nested deeper than {MAX_TOML_DEPTH} levels", file=path) from None
+    except ValueError as error:  # e.g. an integer of more digits than Python converts
+        raise EvoError(f"invalid TOML value: {error}", file=path) from None
+    if _depth(data) > MAX_TOML_DEPTH:
+        raise EvoError(f"TOML is nested deeper than {MAX_TOML_DEPTH} levels", file=path)
+    return data
+
+
+def _depth(value: Any) -> int:
+    """How deep tables and arrays nest, counted without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item \
+            if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        stack += [(child, level + 1) for child in children]
+    return deepest
+
+
 def _read_config(path: Path) -> TaskConfig:
     try:
-        raw: dict[str, Any] = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as error:
-        raise ValidationFailed(str(path.parent), [EvoError(f"not valid TOML: {error}", file=path)])
+        raw = read_toml(path)
+    except EvoError as error:
+        raise ValidationFailed(str(path.parent), [error]) from None
     try:
         return TaskConfig.model_validate(raw)
     except ValidationError as error:
@@ -230,11 +273,15 @@ def load_task(path: str | Path) -> Task:
     if missing:
         raise ValidationFailed(f"task {root}", missing)
     config = _read_config(root / "task.toml")
-    instruction = (root / "instruction.md").read_text()
+    try:
+        instruction = read_task_file(root / "instruction.md")
+        dockerfile = root / "environment" / "Dockerfile"
+        workdir = dockerfile_workdir(read_task_file(dockerfile)) \
+            if os.path.lexists(dockerfile) else "/app"
+    except EvoError as error:
+        raise ValidationFailed(f"task {root}", [error]) from None
     if not instruction.strip():
         raise ValidationFailed(f"task {root}", [EvoError("is empty", file=root / "instruction.md")])
-    dockerfile = root / "environment" / "Dockerfile"
-    workdir = dockerfile_workdir(dockerfile.read_text()) if dockerfile.exists() else "/app"
     if workdir != "/app":
         raise ValidationFailed(f"task {root}", [EvoError(
             "the local sandbox runs tasks in /app", file=dockerfile, field="WORKDIR", value=workdir)])
@@ -279,10 +326,7 @@ def _read_split(path: Path) -> tuple[TaskSplit, _DemoSection]:
         raise EvoError("suite file is missing", file=path,
                        hint="write [split] with train = [...] and heldout = [...], or let "
                             "`evoharness init --tasks DIR` split the folder (--heldout)")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as error:
-        raise EvoError(f"not valid TOML: {error}", file=path) from None
+    data = read_toml(path)
     return _section(data, "split", TaskSplit, path), _section(data, "demo", _DemoSection, path)
 
 

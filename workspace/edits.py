@@ -11,7 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from evoharness.errors import EvoError, ValidationFailed
-from evoharness.files import write_atomic
+from evoharness.files import FileMissing, read_text_inside, write_atomic
 
 from .bounded import MAX_EDITS, MAX_FILE_BYTES, load_yaml
 from .confine import confine, restore, snapshot
@@ -66,7 +66,7 @@ class AppendRule(_Edit):
         if any(opener in bullet for opener in JINJA_OPENERS):
             # A rule is prose, never template code; '+%}' keeps the newline trim_blocks would eat.
             bullet = "{% raw %}" + bullet + "{% endraw +%}"
-        lines = _read(path, rel).splitlines()
+        lines = _read(root, rel).splitlines()
         span = _find_section(lines, RULES_HEADING, rel)
         if span is None:
             lines += ["", RULES_HEADING, bullet]
@@ -88,7 +88,7 @@ class ReplaceSection(_Edit):
             raise EvoError("sections can only be replaced in .md or .j2 files", file=self.file,
                            field="file", hint="use write_file for other files")
         path = confine(root, self.file)
-        lines = _read(path, self.file).splitlines()
+        lines = _read(root, self.file).splitlines()
         span = _find_section(lines, self.heading, self.file)
         if span is None:
             raise EvoError("no such section", file=self.file, field="heading", value=self.heading,
@@ -111,7 +111,7 @@ def prompt_sections_as_rules(root: Path, edits: list[Edit]) -> tuple[list[Edit],
     patterns") and was refused for it three times in a row, which ended its session."""
     try:
         prompt = _read_spec(root).system_prompt
-        lines = _read(confine(root, prompt), prompt).splitlines()
+        lines = _read(root, prompt).splitlines()
     except EvoError:
         return edits, []  # the edits' own checks name what is wrong
     read, notes = [], []
@@ -278,7 +278,7 @@ def _apply_one(root: Path, index: int, edit: _Edit) -> None:
 
 
 def _read_spec_data(root: Path) -> dict[str, Any]:
-    data = load_yaml(_read(root / SPEC_FILE, SPEC_FILE), file=SPEC_FILE)
+    data = load_yaml(_read(root, SPEC_FILE), file=SPEC_FILE)
     if not isinstance(data, dict):
         raise EvoError("must be a YAML mapping", file=SPEC_FILE, field="(file)")
     return data
@@ -292,17 +292,16 @@ def _read_spec(root: Path) -> HarnessSpec:
                        field="(file)", value=str(error)) from error
 
 
-def _read(path: Path, rel: str) -> str:
-    if not path.is_file():
-        raise EvoError("no such file", file=rel, field="file")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise EvoError(f"file is larger than {MAX_FILE_BYTES} bytes", file=rel, field="file",
-                       hint="replace it whole with write_file")
+def _read(root: Path, rel: str) -> str:
+    """The text of `rel`, read without following a link on its way (evoharness.files)."""
+    confine(root, rel)
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise EvoError("file is not UTF-8 text", file=rel, field="file",
-                       hint="replace it whole with write_file") from error
+        return read_text_inside(root, rel, limit=MAX_FILE_BYTES)
+    except FileMissing:
+        raise EvoError("no such file", file=rel, field="file") from None
+    except EvoError as error:
+        raise EvoError(error.message, file=rel, field="file",
+                       hint="replace it whole with write_file") from None
 
 
 def _heading_title(line: str) -> tuple[int, str] | None:

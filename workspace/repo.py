@@ -13,7 +13,9 @@ import git
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
+from evoharness.files import read_text_inside
 
+from .bounded import MAX_FILE_BYTES
 from .prompt import SEED_DIR
 
 __all__ = ["SEED_DIR", "CommitInfo", "HarnessRepo", "RevertConflict"]
@@ -24,6 +26,16 @@ AUTHOR = {
 }
 # Field and record separators for one `git log` call that returns every commit's parts.
 _FS, _RS = "\x1f", "\x1e"
+LINK_MODE = 0o120000  # a symbolic link's mode in a git tree
+# No git attribute and no line-end conversion touches what is committed or checked out, whatever
+# the user's or the repository's config says: the workspace's files are its commit's bytes (the
+# tree's own .gitattributes is refused by validation; .git/info ones are refused on open).
+NO_CONVERSION = {
+    "GIT_ATTR_NOSYSTEM": "1", "GIT_CONFIG_COUNT": "3",
+    "GIT_CONFIG_KEY_0": "core.autocrlf", "GIT_CONFIG_VALUE_0": "false",
+    "GIT_CONFIG_KEY_1": "core.attributesFile", "GIT_CONFIG_VALUE_1": "/dev/null",
+    "GIT_CONFIG_KEY_2": "core.excludesFile", "GIT_CONFIG_VALUE_2": "/dev/null",
+}
 
 
 class RevertConflict(EvoError):
@@ -51,7 +63,8 @@ class HarnessRepo:
             raise EvoError("not a harness git repository", file=self.path,
                            hint="create one with HarnessRepo.create") from error
         self._git = self._repo.git
-        self._git.update_environment(**AUTHOR)
+        self._git.update_environment(**AUTHOR, **NO_CONVERSION)
+        _refuse_info_rules(Path(self._repo.git_dir))
 
     @classmethod
     def create(cls, path: str | Path, seed: str | Path = SEED_DIR) -> HarnessRepo:
@@ -125,7 +138,7 @@ class HarnessRepo:
         for name in self.changed_files(sha):
             hunks = _hunks(self._git.diff("--unified=0", "--no-color", "--no-ext-diff", parent,
                                           sha, "--", name))
-            text = _read_text(self.path / name)
+            text = _read_text(self.path, name)
             if hunks is None or text is None:
                 return False
             lines = _lines(text)
@@ -238,16 +251,26 @@ class HarnessRepo:
         return [_parse_commit(record) for record in records if record.strip()]
 
     def archive(self, commit: str) -> bytes:
-        """The tree of `commit` as a tar archive (git archive): a harness as it was, to unpack
-        elsewhere."""
+        """The tree of `commit` as a tar archive of its blobs exactly as stored: a harness as it
+        was, to unpack elsewhere. Not `git archive`, which applies attributes (export-subst,
+        export-ignore, eol, ident, filters): every copy of one tree (a trial's arm, an
+        evaluation, a Ray node's) holds the same bytes, so no harness can tell which it is. The
+        archive depends on the tree alone (no times, no owners)."""
+        tree = self._repo.commit(self._resolve(commit)).tree
         archive = io.BytesIO()
-        self._repo.archive(archive, self._resolve(commit))
+        with tarfile.open(fileobj=archive, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for item in tree.traverse():
+                tar.addfile(*_tar_entry(item))
         return archive.getvalue()
 
     def export(self, commit: str, dest: str | Path) -> Path:
         """Write the tree of `commit` into the directory `dest` (no .git): a harness as it was."""
         with tarfile.open(fileobj=io.BytesIO(self.archive(commit))) as tar:
-            tar.extractall(dest, filter="data")
+            try:
+                tar.extractall(dest, filter="data")
+            except tarfile.FilterError as error:
+                raise EvoError(f"the commit holds a link that leaves the harness: {error}",
+                               field="commit", value=commit) from None
         return Path(dest)
 
     def save_uncommitted(self, branch: str) -> str | None:
@@ -273,6 +296,21 @@ class HarnessRepo:
             raise EvoError("unknown commit", field="commit", value=rev) from error
 
 
+def _tar_entry(item: git.objects.base.IndexObject) -> tuple[tarfile.TarInfo, io.BytesIO | None]:
+    """One entry of a commit's tree as git stores it: a file (its mode's executable bit kept), a
+    link (checked when unpacked) or a folder (a submodule too, as `git archive` writes it)."""
+    info = tarfile.TarInfo(item.path)  # mtime 0, owner root
+    if item.type != "blob":
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+        return info, None
+    data = item.data_stream.read()
+    if item.mode & 0o170000 == LINK_MODE:
+        info.type, info.linkname = tarfile.SYMTYPE, data.decode(errors="surrogateescape")
+        return info, None
+    info.size, info.mode = len(data), 0o755 if item.mode & 0o111 else 0o644
+    return info, io.BytesIO(data)
+
+
 def _parse_commit(record: str) -> CommitInfo:
     sha, stamp, summary, message, trailer_text = record.strip("\n").split(_FS)
     trailers = {}
@@ -282,6 +320,19 @@ def _parse_commit(record: str) -> CommitInfo:
             trailers[key.strip()] = value.strip()
     return CommitInfo(sha=sha, summary=summary, message=message.strip(), trailers=trailers,
                       time=datetime.fromtimestamp(int(stamp), tz=timezone.utc))
+
+
+def _refuse_info_rules(git_dir: Path) -> None:
+    """.git/info/attributes (and exclude) apply to every checkout and add; no config turns them
+    off, so a workspace that sets any is refused (git's own template holds only comments)."""
+    for name in ("attributes", "exclude"):
+        path = git_dir / "info" / name
+        if not path.is_file():
+            continue
+        lines = path.read_text(errors="replace").splitlines()
+        if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+            raise EvoError(f"the workspace's git sets {name} rules", file=path,
+                           hint="delete the file: the harness's files must be its commits' bytes")
 
 
 def _one_line(value: str) -> str:
@@ -320,14 +371,12 @@ def _runs(owners: list[str | None], sha: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(root: Path, rel: str) -> str | None:
     """A file's text as stored (line ends untouched); None for anything but a regular UTF-8
-    file (a link is never followed: the revert writes the file back)."""
-    if path.is_symlink() or not path.is_file():
-        return None
+    file (a link is never followed, on the way either: the revert writes the file back)."""
     try:
-        return path.read_bytes().decode()
-    except (OSError, UnicodeDecodeError):
+        return read_text_inside(root, rel, limit=MAX_FILE_BYTES)
+    except EvoError:
         return None
 
 

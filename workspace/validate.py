@@ -5,12 +5,14 @@ from __future__ import annotations
 import ast
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from evoharness.errors import EvoError, ValidationFailed
+from evoharness.files import FileMissing, read_text_inside
 
 from .bounded import MAX_FILE_BYTES, MAX_HARNESS_BYTES, MAX_HARNESS_FILES, load_yaml
 from .prompt import (
@@ -40,12 +42,17 @@ RESERVED_TOOLS = frozenset({"done"})  # registered by the runtime in every harne
 COMPONENT_DIRS = {"tools": "tools", "middleware": "middleware", "skills": "skills",
                   "subagents": "subagents"}
 IGNORED_NAMES = frozenset({"__pycache__", ".DS_Store"})
+# Files git reads for how to check out or add the others: with them a checkout (an evaluation's
+# workspace) could differ from the tree a trial exports.
+GIT_CONTROL_FILES = frozenset({".gitattributes", ".gitignore", ".gitmodules", ".git"})
 
 
 _Named = TypeVar("_Named", ToolSpec, SubagentSpec)  # components whose YAML repeats their name
 
 
 class _Problems(list[EvoError]):
+    links = False  # the tree holds a link or a special file (_check_tree)
+
     def add(self, file: str, field: str | None, message: str, value: Any = None,
             hint: str | None = None) -> None:
         self.append(EvoError(message, file=file, field=field, value=value, hint=hint))
@@ -55,11 +62,13 @@ def load_harness(path: str | Path) -> LoadedHarness:
     """Read and validate the harness at `path`; raise ValidationFailed listing every problem."""
     root = Path(path)
     problems = _Problems()
+    _check_tree(root, problems)
+    if problems.links:  # nothing is read from a tree with links: no error could quote a target
+        raise ValidationFailed(f"harness {root}", problems)
     spec = _load_spec(root, problems)
     if spec is None:
         raise ValidationFailed(f"harness {root}", problems)
     _check_names(spec, problems)
-    _check_tree(root, problems)
     _check_unregistered(root, spec, problems)
     tools = [t for name in spec.tools if (t := _load_tool(root, name, problems))]
     for name in spec.middleware:
@@ -116,23 +125,18 @@ def _validate_model(model: type[BaseModel], data: Any, rel: str, problems: _Prob
 
 
 def _read_text(root: Path, rel: str, field: str, problems: _Problems) -> str | None:
-    """The file's text, or None after recording why it can't be read (missing, outside, binary)."""
-    path = root / rel
+    """The file's text, or None after recording why it can't be read (missing, outside, a link or
+    through one, not a regular file, too large, binary). Never follows a link (evoharness.files)."""
     if Path(rel).is_absolute() or ".." in Path(rel).parts:
         problems.add(rel, field, "path must stay inside the harness directory", value=rel)
         return None
-    if not path.is_file():
-        problems.add(rel, field, "file is missing", hint="create it or remove it from harness.yaml")
-        return None
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        problems.add(rel, field, f"file is too large ({size} bytes; at most {MAX_FILE_BYTES})")
-        return None
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        problems.add(rel, field, "file is not UTF-8 text")
-        return None
+        return read_text_inside(root, rel, limit=MAX_FILE_BYTES)
+    except FileMissing as error:
+        problems.add(rel, field, error.message, hint="create it or remove it from harness.yaml")
+    except EvoError as error:
+        problems.add(rel, field, error.message, hint=error.hint)
+    return None
 
 
 def _check_names(spec: HarnessSpec, problems: _Problems) -> None:
@@ -153,16 +157,28 @@ def _check_names(spec: HarnessSpec, problems: _Problems) -> None:
 
 
 def _check_tree(root: Path, problems: _Problems) -> None:
-    """No symlinks (a link could point the runtime or an edit outside the workspace), and a
-    bounded number and size of files (every rollout's sandbox mounts them)."""
+    """Only regular files and folders (a link could point the runtime, an edit or an error message
+    at a file outside the workspace; a FIFO would block a reader), no git control files (which
+    would make a checkout differ from its commit), and a bounded number and size of files (every
+    rollout's sandbox mounts them)."""
     count = total = 0
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != ".git")  # git's objects can be many
+        top = Path(dirpath) == root
+        dirnames[:] = sorted(d for d in dirnames if not (top and d == ".git"))  # the repository
         for name in dirnames + sorted(filenames):
             path = Path(dirpath, name)
-            if path.is_symlink():
-                problems.add(str(path.relative_to(root)), "(file)", "symlinks are not allowed",
-                             hint="replace the link with a regular file")
+            rel = str(path.relative_to(root))
+            mode = path.lstat().st_mode
+            if name == ".git" and stat.S_ISDIR(mode):
+                dirnames.remove(name)  # a nested repository: git would commit a link to it
+            if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                problems.links = True
+                problems.add(rel, "(file)", "symlinks and special files are not allowed",
+                             hint="replace it with a regular file")
+            elif name in GIT_CONTROL_FILES:
+                problems.add(rel, "(file)", "git control files are not allowed in a harness",
+                             hint="delete it: attributes and ignore rules would make the files "
+                                  "that run differ from the commit")
             elif name in filenames:
                 count += 1
                 total += path.lstat().st_size

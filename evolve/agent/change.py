@@ -27,7 +27,7 @@ from workspace.edits import (
 from workspace.repo import HarnessRepo
 from workspace.spec import ToolSpec
 
-from .lessons import Lesson, restated, rule_lines
+from .lessons import Lesson, restated, rule_lines, workspace_text
 from .tidy import COMPONENTS, EDIT_KEYS, LIBRARY_KEY, MANIFEST_KEYS, tidy_change
 from .tools import LibraryOffer
 
@@ -274,8 +274,7 @@ def _new_rule_lines(root: Path, edit: Any) -> list[str]:
         rel = edit.file if isinstance(edit, ReplaceSection) else edit.path
         if not rel.endswith((".md", ".j2")):
             return []
-        path = root / rel
-        before = set(rule_lines(path.read_text(errors="replace"))) if path.is_file() else set()
+        before = set(rule_lines(workspace_text(root, rel)))
         text = edit.text if isinstance(edit, ReplaceSection) else edit.content
         return [line for line in rule_lines(text) if line not in before]
     return []

@@ -13,14 +13,16 @@ when the other is as short (a three-word overlap says little)."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
+from pathlib import Path
 
 import git
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
+from evoharness.files import read_inside
 from manifests.record import ChangeRecord
+from workspace.bounded import MAX_FILE_BYTES
 from workspace.repo import HarnessRepo
 
 OVERLAP = 0.6
@@ -98,8 +100,17 @@ def harness_rules(repo: HarnessRepo, *, bullets_only: bool = False) -> list[str]
     files = sorted((p for p in repo.path.rglob("*") if p.suffix in (".md", ".j2")
                     and ".git" not in p.relative_to(repo.path).parts and p.is_file()),
                    key=lambda p: (p.suffix != ".j2", str(p)))
-    return [line for path in files
-            for line in rule_lines(path.read_text(errors="replace"), bullets_only=bullets_only)]
+    texts = [workspace_text(repo.path, path.relative_to(repo.path).as_posix()) for path in files]
+    return [line for text in texts for line in rule_lines(text, bullets_only=bullets_only)]
+
+
+def workspace_text(root: Path, rel: str) -> str:
+    """A workspace file's text ('' when it is absent, a link or leads through one, or too large):
+    what an edit meets there, read without following links (evoharness.files)."""
+    try:
+        return read_inside(root, rel, limit=MAX_FILE_BYTES).decode("utf-8", errors="replace")
+    except EvoError:
+        return ""
 
 
 def tried_lessons(records: Sequence[ChangeRecord], repo: HarnessRepo) -> list[Lesson]:

@@ -9,12 +9,14 @@ from typing import Any, NamedTuple
 
 from agent.tools import Handler, ToolResult, refused
 from evoharness.errors import EvoError
+from evoharness.files import read_inside
 from traces.sql_tool import SqlTool
 from traces.store import TraceStore
 from workspace.confine import confine
 from workspace.spec import ToolSpec
 
 MAX_LISTED = 300  # files one list_files call shows; a harness is small, evidence may not be
+MAX_READ_BYTES = 4 << 20  # one file read_file or read_evidence returns (a whole harness's bound)
 
 
 def _spec(name: str, description: str, **properties: dict[str, Any]) -> ToolSpec:
@@ -62,7 +64,8 @@ def _text(root: Path, rel: str) -> str:
     path = _inside(root, rel)
     if not path.is_file():
         raise EvoError("no such file", file=rel, field="path", hint="use list_files to see what exists")
-    return path.read_text(encoding="utf-8", errors="replace")
+    data = read_inside(root, path.relative_to(root).as_posix(), limit=MAX_READ_BYTES)
+    return data.decode("utf-8", errors="replace")
 
 
 def workspace_tools(root: Path) -> list[tuple[ToolSpec, Handler]]:

@@ -76,6 +76,21 @@ def test_heldout_overrides_the_default_split(tmp_path, heldout, expected):
     assert config["split"]["heldout"] == expected(ids)
 
 
+def test_heldout_overrides_a_suite_tomls_split(tmp_path, capsys):
+    """docs/after-the-run.md: `--heldout` chooses another split, with a suite.toml too; the run
+    keeps it in run.yaml and never reads suite.toml's again."""
+    folder = write_suite(tmp_path / "mine", ["alpha", "beta", "gamma"], ["delta"])
+    config = _init(tmp_path / "run", "--tasks", str(folder), "--model", "scripted:done",
+                   "--heldout", "write-alpha,write-gamma")
+    assert config["split"] == {"train": ["write-beta", "write-delta"],
+                               "heldout": ["write-alpha", "write-gamma"]}
+    assert "held out 2 of 4 tasks (--heldout)" in " ".join(capsys.readouterr().out.split())
+    (folder / "suite.toml").write_text('[split]\ntrain = ["write-alpha"]\nheldout = []\n')
+    with open_run(tmp_path / "run") as run:
+        assert run.heldout_ids == ["write-alpha", "write-gamma"]
+        assert run.train_ids == ["write-beta", "write-delta"]
+
+
 def test_heldout_naming_an_unknown_task_is_refused(tmp_path, capsys):
     folder = write_suite(tmp_path / "mine", ["alpha", "beta"], [], split_file=False)
     with pytest.raises(SystemExit) as exited:

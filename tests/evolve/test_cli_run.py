@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from evolve.cli import app
@@ -23,12 +24,18 @@ from tests.fixtures.e2e_agents import (
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "tests" / "fixtures" / "e2e_suite"
 EVOHARNESS = str(Path(sys.executable).parent / "evoharness")
+# Hang guards only: the scripted model answers at once, so the work is a fixed number of
+# sandboxed rollouts (the demo: 100, 43 s on a quiet 2-core machine), which a loaded machine
+# stretches several-fold. A command past its guard fails with what it printed so far.
+COMMAND_SECONDS = 1500
+TEST_SECONDS = 1800
 
 
 def evoharness(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The installed command, as the README runs it."""
     return subprocess.run([EVOHARNESS, *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "COLUMNS": "200", **(env or {})})
+                          env={**os.environ, "COLUMNS": "200", **(env or {})},
+                          timeout=COMMAND_SECONDS)
 
 
 def stored_rollouts(run_dir: Path) -> dict[int, dict[str, str]]:
@@ -52,6 +59,8 @@ def readme_main_job(run_dir: Path) -> list[list[str]]:
             for command in commands]
 
 
+@pytest.mark.slow  # a full demo: 56 evaluation, 18 exam and a trial's rollouts
+@pytest.mark.timeout(TEST_SECONDS)
 def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     """README "On a fresh machine", its commands as the README has them (`init runs/demo --subset
     demo ...`, then `evolve runs/demo`), with one change: `--model` names a scripted model. The

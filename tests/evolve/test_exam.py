@@ -200,3 +200,34 @@ def test_a_final_harness_that_hides_its_failures_as_infra_errors_is_worse(tmp_pa
     assert (str(final.a_infra), str(final.b_infra)) == ("0/16", "4/8")
     assert "final vs seed: worse: more infra errors (4/8 against 0/16)" in shown
     assert re.search(r"infra errors\s*│\s*0/8\s*│\s*0/8\s*│\s*4/8", shown), shown
+
+
+@pytest.mark.slow
+def test_the_best_iteration_is_examined_beside_a_final_harness_that_lost_its_gain(tmp_path):
+    """The loop keeps the helpful rule (iteration 1 passes every train task), then a hand edit
+    takes it out again: final is no longer best. Both are compared with the seed beside its
+    noise floor, each interval at the Bonferroni level (1 - 0.05 / 2 = 97.5% for two)."""
+    model = agents(tmp_path / "s.yaml", [change(HELPFUL_RULE, ["write-alpha", "write-beta"]),
+                                         done()], solves_with=[HELPFUL_RULE])
+    run_dir = make_run(tmp_path, model, exam={"k": EXAM_K, "on_stop": False})
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+    prompt = (SEED_DIR / "system_prompt.md.j2").read_text()
+    commit_edit(run_dir, {"op": "write_file", "path": "system_prompt.md.j2",
+                          "content": prompt + "\nCheck your work.\n"})
+
+    shown = " ".join(cli("exam", str(run_dir)).split())
+
+    [exam] = read_run(run_dir)[1].exams()
+    arms = {a.name: a for a in exam.arms}
+    assert arms["best"].iteration == 1 and arms["best"].tree != arms["final"].tree
+    by_arm = {c.b: c for c in exam.comparisons}
+    final, best = by_arm["final"], by_arm["best"]
+    assert final.a == best.a == "seed"
+    assert final.verdict == "no difference shown" and final.mean == 0.0
+    assert best.verdict == "better" and best.lo > 0 and best.mean == 1.0
+    # Each comparison with the seed (two here: 97.5%) and the noise floor at the family's level.
+    level = 1 - (1 - exam.confidence) / len(exam.comparisons)
+    assert exam.confidence == 0.95 and len(exam.comparisons) >= 2
+    assert {c.confidence for c in [*exam.comparisons, exam.noise_floor]} == {level}
+    assert "best (iteration 1) vs seed: better by +100.0 points [" in shown
+    assert f"({level:.1%} interval, 4 tasks)" in shown

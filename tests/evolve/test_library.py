@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from evolve.cli import app
 from evolve.config import RunConfig, StopRules
+from evolve.library.cue import OFFERED, offers
+from evolve.library.entry import Cue, LibraryEntry, Numbers, Trial
 from evolve.library.store import Library
 from evolve.loop import evolve
 from evolve.run import init_run, read_run
@@ -19,6 +21,9 @@ from tests.fixtures.e2e_agents import (
     HELPFUL_RULE, action, agents, change, done, evolve_rule, solve_rule, write_script,
 )
 from tests.fixtures.suites import write_suite
+from tests.manifests.builders import change as manifest_entry
+from tests.traces.helpers import result, write
+from traces.store import TraceStore
 from workspace.repo import HarnessRepo
 
 OTHER_RULE = "Read the whole instruction twice before acting."
@@ -91,3 +96,38 @@ def test_a_kept_change_is_filed_offered_applied_on_another_suite_and_its_revert_
     cli("library", "add", str(second))  # filing again adds nothing
     assert len(Library(library).entry(entry.id).trials) == 2
     assert len(list(git.Repo(library).iter_commits())) == 2
+
+
+def library_entry(entry_id: str, signature: list[str], decisions: list[str]) -> LibraryEntry:
+    """A filed entry whose cue is `signature`, tried once per decision."""
+    trials = [Trial(run_id=f"r{i}", change_id=entry_id, iteration=0, model="scripted",
+                    suite="s", suite_path="/s", decision=d, applied=i > 0,
+                    numbers=Numbers(method="paired-trial", verdict="effective"), filed_at=0.0)
+              for i, d in enumerate(decisions)]
+    return LibraryEntry(id=entry_id, cue=Cue(root_cause="r", signature=signature),
+                        component="system_prompt", targeted_fix="f",
+                        edits=[{"op": "append_rule", "text": entry_id}],
+                        manifest=manifest_entry(entry_id), trials=trials)
+
+
+def test_at_most_five_matching_entries_are_offered_best_first(tmp_path: Path) -> None:
+    """docs/after-the-run.md: the entries whose failure signature matches the iteration's failing
+    train rollouts, at most 5: the most shared classes first, then the better record."""
+    entries = [library_entry(f"one-class-{i}", ["fail/done"], ["keep"] * (i % 3) + ["revert"])
+               for i in range(5)]
+    entries += [library_entry("two-classes", ["fail/done", "timeout/wall_time"], ["revert"]),
+                library_entry("best-record", ["fail/done"], ["keep", "keep", "keep"]),
+                library_entry("no-match", ["timeout/rollout_timeout"], ["keep"] * 5)]
+    Library(tmp_path / "library").save([(e, "diff\n") for e in entries], "entries")
+    runs = tmp_path / "rollouts"
+    write(runs, [result("a", outcome="fail", exit_reason="done"),
+                 result("b", outcome="timeout", exit_reason="wall_time"),
+                 # held out: its class matches no-match, which must stay unoffered
+                 result("c", outcome="timeout", exit_reason="rollout_timeout", split="heldout")])
+    with TraceStore(tmp_path / "traces.duckdb") as store:
+        store.ingest_dir(runs)
+        shown = offers(tmp_path / "library", store.con, "run", 0)
+
+    assert [o.entry_id for o in shown] == ["two-classes", "best-record", "one-class-2",
+                                           "one-class-1", "one-class-4"]
+    assert len(shown) == OFFERED == 5

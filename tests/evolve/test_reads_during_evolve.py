@@ -1,5 +1,5 @@
 """Every read command works while `evoharness evolve` runs (status, manifest show, log, diff, report,
-traces sql), each as a user runs it, over and over through the run's phases and then at a point
+traces sql, traces export), each as a user runs it, over and over through the run's phases and then at a point
 the scripted evolve agent holds the run at; commands that change the run are refused meanwhile."""
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+import duckdb
 import git
 import pytest
 
@@ -41,6 +42,7 @@ def reads(run_dir: Path, change_id: str | None, out: Path) -> dict[str, list[str
         "report": ["report", run_dir, "--out", out],
         "traces sql": ["traces", "sql", run_dir,
                        "SELECT count(*) FROM rollouts WHERE trial_change = ''", "--json"],
+        "traces export": ["traces", "export", run_dir, out.with_suffix(".parquet")],
     }
     if change_id:
         commands["diff"] = ["diff", run_dir, change_id, "--json"]
@@ -108,6 +110,11 @@ def test_every_read_command_works_while_an_evolve_runs(tmp_path: Path) -> None:
         assert json.loads(answers["diff"].stdout)["decision"] == "keep"
         assert 'id="change-busy-it000-c1"' in (tmp_path / "held.html").read_text()
         assert json.loads(answers["traces sql"].stdout)["rows"] == [[3 * 2 + 3]]
+        exported = tmp_path / "held.parquet" / "rollouts.parquet"
+        assert str(exported) in answers["traces export"].stdout.splitlines()
+        with duckdb.connect() as con:
+            assert con.execute(f"SELECT count(*) FROM '{exported}' WHERE trial_change = ''"
+                               ).fetchall() == [(3 * 2 + 3,)]
 
         head = git.Repo(run_dir / "workspace").head.commit.hexsha
         for refused in (cli("rollback", run_dir, head, "--reason", "during evolve"),

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from workspace.repo import SEED_DIR
+
 from .conftest import FIXTURE_TASKS, assert_clean_error, edit_config, evoharness, make_run
 
 
@@ -90,3 +92,64 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
     result = evoharness("--debug", "evolve", tmp_path / "nowhere")
     assert result.returncode != 0
     assert "Traceback" in result.stderr and "not a run directory" in result.stderr
+
+
+# Task input no parser may turn into a traceback (issue 21, item 5): each is refused with an error
+# naming the file, exit 2, by every command that reads tasks. On main the first two raised
+# RecursionError and UnicodeDecodeError (exit 1).
+DEEP_ARRAYS = "x = " + "[" * 20_000 + "]" * 20_000 + "\n"
+BAD_TASK_FILES = {
+    "task.toml with arrays 20,000 deep": ("hello-world/task.toml", DEEP_ARRAYS.encode(),
+                                          "nested deeper than 32 levels"),
+    "instruction.md not UTF-8": ("hello-world/instruction.md", b"Write caf\xe9.\n",
+                                 "not UTF-8 text"),
+    "task.toml not UTF-8": ("hello-world/task.toml", b'version = "1\xff"\n', "not UTF-8 text"),
+    "task.toml with tables 40 deep": ("hello-world/task.toml",
+                                      ("[" + ".".join(["t"] * 40) + "]\nx = 1\n").encode(),
+                                      "nested deeper than 32 levels"),
+    "task.toml with a 5,000-digit integer": ("hello-world/task.toml", b"x = " + b"9" * 5000,
+                                             "invalid TOML value"),
+    "a Dockerfile not UTF-8": ("hello-world/environment/Dockerfile", b"FROM x\nWORKDIR /\xff\n",
+                               "not UTF-8 text"),
+    "suite.toml with arrays 20,000 deep": ("suite.toml", DEEP_ARRAYS.encode(),
+                                           "nested deeper than 32 levels"),
+    "suite.toml not UTF-8": ("suite.toml", b'[split]\ntrain = ["\xff"]\n', "not UTF-8 text"),
+}
+TASK_COMMANDS = {
+    "tasks check on the task": lambda suite, tmp: ["tasks", "check", suite / "hello-world"],
+    "tasks check on the suite": lambda suite, tmp: ["tasks", "check", suite],
+    "init --tasks": lambda suite, tmp: ["init", tmp / "run", "--tasks", suite],
+}
+
+
+@pytest.mark.parametrize("case, command", [
+    (case, command) for case in BAD_TASK_FILES for command in TASK_COMMANDS
+    if not (case.startswith("suite.toml") and command == "tasks check on the task")])
+def test_bad_task_files_are_errors_naming_the_file(tmp_path: Path, case: str, command: str):
+    rel, data, needle = BAD_TASK_FILES[case]
+    suite = tmp_path / "suite"
+    shutil.copytree(FIXTURE_TASKS, suite)
+    (suite / rel).write_bytes(data)
+    result = evoharness(*TASK_COMMANDS[command](suite, tmp_path))
+    assert_clean_error(result, str(suite / rel), needle)
+
+
+BAD_HARNESS_FILES = {
+    "harness.yaml not UTF-8": ("harness.yaml", b"name: caf\xe9\n", "not UTF-8 text"),
+    "a skill's SKILL.md not UTF-8": ("skills/s/SKILL.md", b"---\nname: s\ndescription: \xff\n---\n",
+                                     "not UTF-8 text"),
+    "harness.yaml with a 5,000-digit integer": ("harness.yaml", b"x: " + b"9" * 5000,
+                                                "invalid YAML value"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_HARNESS_FILES))
+def test_bad_harness_files_are_errors_naming_the_file(tmp_path: Path, case: str) -> None:
+    rel, data, needle = BAD_HARNESS_FILES[case]
+    harness = Path(shutil.copytree(SEED_DIR, tmp_path / "harness"))
+    if rel.startswith("skills/"):
+        spec = harness / "harness.yaml"
+        spec.write_text(spec.read_text().replace("skills: []", "skills: [s]"))
+    (harness / rel).parent.mkdir(parents=True, exist_ok=True)
+    (harness / rel).write_bytes(data)
+    assert_clean_error(evoharness("harness", "check", harness), rel, needle)

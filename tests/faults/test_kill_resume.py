@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import git
 import pytest
@@ -101,6 +100,7 @@ class KillRun:
         self.starts = 0
         self.kills: list[tuple[str, int, str]] = []  # (trigger, iteration, unfinished phase)
         self.damaged = 0  # kills after which the store did not read back whole
+        self.held: TraceStore | None = None  # the store, held open by a trigger as a reader
 
     def start(self) -> subprocess.Popen:
         args = ["--iterations", str(ITERATIONS)] + (["--resume"] if self.starts else [])
@@ -121,9 +121,12 @@ class KillRun:
                 assert proc.returncode == 0, f"start {self.starts} failed: {self.log(-1)}"
                 return False
             assert time.monotonic() < deadline, f"{trigger}: kill point never reached"
-            time.sleep(0.002)
+            time.sleep(0.005)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        if self.held is not None:
+            self.held.close()
+            self.held = None
         self.kills.append((trigger, *position(self.run_dir)))
         self.open_store()
         return True
@@ -141,8 +144,8 @@ class KillRun:
         return sorted(self.run_dir.parent.glob("evolve-*.log"))[index].read_text()[-3000:]
 
     def next_kill(self) -> bool:
-        """Pick a kill point for the state the run is in: a forced INGEST kill (seeded coin) while
-        one is in reach and none was hit yet; a forced TRIAL kill (seeded coin) once the run is
+        """Pick a kill point for the state the run is in: a forced INGEST kill while one is in
+        reach and none was hit yet (in iteration 0 by a seeded coin, from iteration 1 always); a forced TRIAL kill (seeded coin) once the run is
         about to judge a change, after one or three of the trial's rollout files; a forced REVERT
         kill once the run is at a revert (or, after REVERT_FROM kills, running on to the next
         revert); else, by a seeded coin, during start-up or after one or two more steps of
@@ -152,7 +155,7 @@ class KillRun:
         at_revert = iteration >= 1 and phase in ("TRIAL", "REVERT")
         if "revert" not in hit and (at_revert or len(self.kills) >= REVERT_FROM):
             return self.kill_once("revert", self._revert_trigger(mid_revert_possible=at_revert))
-        if "ingest" not in hit and phase == "EVAL" and self.rng.random() < 0.5:
+        if "ingest" not in hit and phase == "EVAL" and (iteration >= 1 or self.rng.random() < 0.5):
             return self.kill_once("ingest", self._ingest_trigger(iteration))
         if ("trial" not in hit and phase in ("EVOLVE", "COMMIT", "TRIAL")
                 and self.rng.random() < 0.5):
@@ -184,19 +187,20 @@ class KillRun:
                                      for line in reflog.read_text().splitlines()[lines:])
 
     def _ingest_trigger(self, iteration: int) -> Trigger:
-        """The first write to DuckDB's WAL once every rollout file of the evaluation exists: EVAL
-        being recorded done, so INGEST is starting (or its transaction is in flight)."""
+        """Once every rollout file of the evaluation exists, this process holds the store open as
+        a reader: the loop records EVAL in its file, then waits for the store to write EVAL's
+        index row and INGEST (DuckDB lets no writer in beside a reader). The kill comes once the
+        EVAL file is there, so it lands with INGEST unfinished however fast the machine is."""
         expected = 3 * K * (2 if iteration == 0 else 1)  # calibrated baseline: 2k attempts
         rollouts = self.paths.rollouts(iteration)
-        wal = Path(f"{self.paths.db}.wal")
-        state: dict[str, Any] = {}
+        evaluated = self.paths.phase(iteration, "EVAL")
 
         def ready() -> bool:
-            if "wal" not in state:
+            if self.held is None:
                 if len(list(rollouts.glob("*.json"))) >= expected:
-                    state["wal"] = stat(wal)
+                    self.held = TraceStore(self.paths.db, read_only=True)
                 return False
-            return stat(wal) != state["wal"]
+            return evaluated.exists()
         return lambda _: ready
 
 

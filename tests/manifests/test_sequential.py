@@ -5,6 +5,7 @@ import itertools
 import math
 
 import pytest
+from scipy.optimize import minimize_scalar
 
 from evoharness.errors import EvoError
 from manifests.sequential import (
@@ -75,11 +76,23 @@ def test_reachable_is_curtailment():
     assert not reachable(0, 0, 4, 0.5, 20.0)  # E(4, 4) = 31/5 < 20
 
 
+def _log_lik(passes: int, n: int, p: float) -> float:
+    return passes * math.log(p) + (n - passes) * math.log(1 - p)
+
+
 def test_effect_log_ratio():
     # 0/10 on both arms: the best fit with a gain of .25 is p_base = 0, p_change = .25
     assert effect_log_ratio(0, 0, 10, 0.25) == pytest.approx(-10 * math.log(0.75))
     assert effect_log_ratio(0, 5, 10, 0.25) == 0.0  # the observed gain .5 reaches the effect
-    assert effect_log_ratio(3, 5, 10, 0.25) == pytest.approx(effect_log_ratio(3, 5, 10, 0.25))
+    # 3/10 against 5/10: the gain .2 falls short of .25; the constrained fit found by another
+    # method (Brent's bounded search) on the line p_change = p_base + .25
+    constrained = minimize_scalar(lambda p: -(_log_lik(3, 10, p) + _log_lik(5, 10, p + 0.25)),
+                                  bounds=(1e-9, 0.75 - 1e-9), method="bounded",
+                                  options={"xatol": 1e-12})
+    unconstrained = _log_lik(3, 10, 0.3) + _log_lik(5, 10, 0.5)
+    assert effect_log_ratio(3, 5, 10, 0.25) == pytest.approx(unconstrained + constrained.fun,
+                                                             rel=1e-9)
+    assert effect_log_ratio(3, 5, 10, 0.25) > 0.02
     assert effect_log_ratio(5, 5, 40, 0.2) > effect_log_ratio(5, 5, 10, 0.2) > 0
 
 

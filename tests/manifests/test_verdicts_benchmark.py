@@ -1,15 +1,53 @@
-"""The known-answer benchmark (benchmarks/verdicts.py) at reduced trials, asserting the issue's
-targets. Each figure may miss its target by at most its own 95% Monte Carlo margin (1.96
-standard errors at these trials); the seed is fixed, so the figures are the same every run."""
+"""The known-answer benchmark (benchmarks/verdicts.py) against the figures docs/trial.md reports
+(`--trials 1000`, seed 0): every strategy's keep rate averaged over cells, and its worst cell
+run alone with more worlds, each at another seed than the documented run.
+
+Margins come from a stated failure probability, ALPHA = 0.1% one-sided per assertion: were the
+true figure the documented one, a random seed would fail it that rarely (the seeds are fixed, so
+a run is the same every time). A cell-averaged mean may pass its documented value (plus that
+value's own Monte Carlo margin) by Z = 3.09 standard errors of the reduced run (normal
+approximation; the binomial variance of each cell at the documented rate). A worst cell may hold
+no more keeps (no fewer, for a helpful edit) than the binomial tail at the documented rate
+allows (exact; a documented 0.000 is taken at its margin, 0.003). What that catches: a placebo's
+mean doubled from 0.016 to 0.032 (bound 0.030); a placebo's worst cell doubled from 0.038 (bound
+0.070 at its 400 worlds); fix-one-break-one's worst cell at the 0.188 a 25-world run once showed
+is inside its bound (0.137 over ~110 changes allows 0.24), as much as that cell's rarity lets a
+test of this size say. About 40 CPU-seconds."""
 from __future__ import annotations
 
-import pytest
+import math
 
-from benchmarks.verdicts import FALSE_ACCEPT, POWER, RUN_MIX, keep_rate, rollouts, run
+import pytest
+from scipy.stats import binom
+
+from benchmarks.verdicts import (
+    FALSE_ACCEPT, POWER, RUN_MIX, Cell, Tally, keep_rate, rollouts, run,
+)
 from manifests.design import TrialDesign
 
 TRIALS = 25  # worlds per cell; 36 cells, so about 900 changes per strategy
-TARGETS = {"good_0.3_one": 0.80, "good_0.3_two": 0.80, "good_0.5_one": 0.95, "good_0.5_two": 0.95}
+ALPHA = 0.001
+Z = 3.09  # the one-sided normal quantile of ALPHA
+
+# docs/trial.md's table: strategy -> (mean over cells, its margin, worst cell, its keep rate).
+DOCUMENTED = {
+    "placebo_one_failing": (0.016, 0.001, Cell("beta", 8, 4, 8), 0.038),
+    "placebo_all_failing": (0.017, 0.001, Cell("beta", 4, 1, 8), 0.037),
+    "placebo_flaky": (0.025, 0.002, Cell("beta", 8, 1, 1), 0.040),
+    "shield": (0.016, 0.001, Cell("beta", 4, 2, 8), 0.033),
+    "copy": (0.016, 0.002, Cell("beta", 4, 4, 8), 0.065),
+    "predicts_nothing": (0.000, 0.001, Cell("beta", 4, 1, 1), 0.000),
+    "harmful": (0.030, 0.002, Cell("beta", 4, 1, 8), 0.103),
+    "fix_one_break_one": (0.034, 0.003, Cell("beta", 4, 1, 8), 0.137),
+    "good_0.3_one": (0.803, 0.004, Cell("mix", 18, 1, 8), 0.755),
+    "good_0.3_two": (0.822, 0.004, Cell("beta", 18, 4, 8), 0.787),
+    "good_0.5_one": (0.956, 0.002, Cell("mix", 18, 1, 8), 0.895),
+    "good_0.5_two": (0.961, 0.003, Cell("mix", 18, 4, 1), 0.906),
+}
+ROLLOUTS = {"run mix": 39.3, "every strategy": 41.1}  # per change, mean
+# Worlds per worst cell: the 4-task cells are cheap, and their gaming strategies apply in few
+# worlds (fix-one-break-one in one of six), so they get more.
+WORST_TRIALS = {4: 800, 8: 400, 18: 300}
 
 
 @pytest.fixture(scope="module")
@@ -17,26 +55,56 @@ def results():
     return run(TRIALS, TrialDesign(), seed=20260101)
 
 
+@pytest.fixture(scope="module")
+def worst_cells():
+    cells = {cell for _, _, cell, _ in DOCUMENTED.values()}
+    return {cell: run(WORST_TRIALS[cell.tasks], TrialDesign(), seed=20260202, cells=[cell])[cell]
+            for cell in cells}
+
+
+def cell_average_bound(results, strategy: str, rate: float) -> float:
+    """Z standard errors of a mean over cells of per-cell rates, each cell's rate at `rate`."""
+    counts = [named[strategy].judged for named in results.values()
+              if strategy in named and named[strategy].judged]
+    return Z * math.sqrt(sum(rate * (1 - rate) / n for n in counts)) / len(counts)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", FALSE_ACCEPT)
-def test_placebos_gaming_and_harm_are_kept_at_most_5_percent(results, strategy):
+def test_placebos_gaming_and_harm_are_kept_no_more_than_documented(results, strategy):
+    mean, margin, _, _ = DOCUMENTED[strategy]
     fig = keep_rate(results, strategy)
-    assert fig.mean - fig.margin <= 0.05, (strategy, fig)
+    null = mean + margin
+    assert fig.mean <= null + cell_average_bound(results, strategy, null), (strategy, fig)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", POWER)
-def test_helpful_edits_are_kept(results, strategy):
+def test_helpful_edits_are_kept_as_often_as_documented(results, strategy):
+    mean, margin, _, _ = DOCUMENTED[strategy]
     fig = keep_rate(results, strategy, worst=min)
-    assert fig.mean + fig.margin >= TARGETS[strategy], (strategy, fig)
+    null = mean - margin
+    assert fig.mean >= null - cell_average_bound(results, strategy, null), (strategy, fig)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("strategy", list(DOCUMENTED))
+def test_each_documented_worst_cell_holds(worst_cells, strategy):
+    _, _, cell, worst = DOCUMENTED[strategy]
+    worst = worst or 0.003  # predicts_nothing's 0.000 +- 0.003: a rare keep is allowed
+    tally: Tally = worst_cells[cell][strategy]
+    assert tally.judged >= 100, (strategy, str(cell), tally)  # enough changes to say anything
+    if strategy in POWER:
+        assert tally.kept >= binom.ppf(ALPHA, tally.judged, worst), (strategy, str(cell), tally)
+    else:
+        assert tally.kept <= binom.isf(ALPHA, tally.judged, worst), (strategy, str(cell), tally)
 
 
 @pytest.mark.slow
 def test_rollouts_per_change(results):
-    # The target (<= 40) holds over the changes a simulated run judges (the run mix). Over the
-    # benchmark's strategies, which over-represent changes that pass the probe and face the
-    # whole screen, the mean is about 41 (README: the target is missed there); this guards it.
-    run_mix = rollouts(results, (RUN_MIX,))
-    assert run_mix.mean - run_mix.margin <= 40, run_mix
-    strategies = rollouts(results)
-    assert strategies.mean - strategies.margin <= 42, strategies
+    # The target (<= 40) holds over the changes a simulated run judges (the run mix); over the
+    # benchmark's strategies, which over-represent changes that face the whole screen, the mean
+    # is 41 (docs/trial.md: the target is missed there). Each as documented, within Z errors.
+    for name, spend in (("run mix", rollouts(results, (RUN_MIX,))),
+                        ("every strategy", rollouts(results))):
+        assert spend.mean <= ROLLOUTS[name] + Z * spend.margin / 1.96, (name, spend)

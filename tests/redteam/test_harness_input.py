@@ -310,9 +310,19 @@ def test_a_yaml_alias_bomb_is_refused_wherever_yaml_is_read(ws, rel):
     assert f"{rel}: line" in refusal and "aliases" in refusal
 
 
+def nested(ws: Workspace, levels: int) -> str:
+    """harness.yaml with an `extra` key (refused by the schema) whose value nests lists so that
+    the document is `levels` deep (the top mapping is the first level)."""
+    return ws.read("harness.yaml") + "extra: " + "[" * (levels - 1) + "]" * (levels - 1) + "\n"
+
+
 def test_deep_or_large_yaml_is_refused(ws):
-    deep = ws.read("harness.yaml") + "extra: " + "[" * 500 + "]" * 500 + "\n"
-    assert "harness.yaml" in ws.refused(write("harness.yaml", deep))
+    line = len(ws.read("harness.yaml").splitlines()) + 1  # the `extra` line
+    deep = f"harness.yaml: line {line}: YAML is nested deeper than 32 levels"
+    assert deep in ws.refused(write("harness.yaml", nested(ws, 33)))
+    at_the_bound = ws.refused(write("harness.yaml", nested(ws, 32)))
+    assert "nested deeper" not in at_the_bound and "harness.yaml: extra" in at_the_bound
+    assert deep in ws.refused(write("harness.yaml", nested(ws, 500)))
     large = ws.read("harness.yaml") + "# " + "x" * 100_000 + "\n"
     assert "harness.yaml: (file): YAML file is too large" in ws.refused(write("harness.yaml", large))
 
@@ -390,3 +400,12 @@ def test_an_accepted_change_survives_refused_ones(ws):
     assert ws.repo.head() == kept and "Run the tests before calling done." in ws.read(
         "system_prompt.md.j2")
     assert json.loads(json.dumps([e.id for e in ws.tool.entries])) == [ws.tool.entries[0].id]
+
+
+def test_an_edit_that_changes_nothing_is_refused(ws):
+    """A change whose edits leave every file as it was (a placebo with no diff) costs no trial."""
+    same = write("system_prompt.md.j2", ws.read("system_prompt.md.j2"))
+    undone = [add("notes.md", "a note"), {"op": "delete_file", "path": "notes.md"}]
+    for edits in ([same], undone):
+        assert "edits: the edits change nothing" in ws.refused(*edits)
+    ws.accepted(write("system_prompt.md.j2", ws.read("system_prompt.md.j2") + "\nBe brief.\n"))

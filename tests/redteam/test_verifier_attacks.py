@@ -2,23 +2,42 @@
 driven through the runner with a scripted agent and the real sandbox and verifier: shadowing the
 verifier's code from /app, agent code forging the reward while the tests run it, special files in
 place of the reward read by the host, shell text in verifier.env. Each must end as an ordinary
-failed rollout with every event recorded, and leak nothing of the host."""
+failed rollout with every event recorded, and leak nothing of the host; and each is run again
+with the defence that stops it switched off, where it must succeed, so no test passes for an
+attack that never worked.
+
+Tried with every defence off (the verifier's environment, a fresh /tmp per command, the judge's
+nested sandbox) and found to be no route at all, so not kept as attacks: pytest.ini, tox.ini,
+setup.cfg, pyproject.toml or conftest.py in /app (pytest reads its configuration and conftests
+from the tests' folder, /tests); a .pth file or sitecustomize.py in /app (site runs before the
+working directory joins sys.path, and reads .pth files only in site-packages); re.py or
+pathlib.py (loaded before the working directory is on the path); python3 or bash in /app (PATH
+never holds /app); dotfiles and user site-packages in HOME (HOME is /tmp, and the verifier's
+Python is a venv, which has no user site); files left in /tmp (nothing reads them); a process
+left running (its command's PID namespace ends with it); the same shadows on the built-in
+tasks (their judge runs as `python3 -I /tests/judge.py`, with /tests as sys.path[0]); a module
+that exits at import or opens /proc/PID/mem (the judge loads agent code in a child and trusts
+only its answer; the module wrote nothing)."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
-import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+import tasks.verifier
 from evoharness.errors import ValidationFailed
 from tasks.reward import read_reward
 from tasks.sandbox import BwrapSandbox
 from tasks.task import load_task
 
-from .verifier_rollout import FIXTURES, attack, contained, suite_task, user_task
+from .verifier_rollout import (
+    FIXTURES, attack, contained, succeeded, suite_task, user_task, without_nested_sandbox,
+)
 
 SECRET = "evo-host-secret-7f3a"  # a string only the host's files hold
 
@@ -27,66 +46,30 @@ def fake_module(name: str, body: str = "import os; os._exit(0)") -> str:
     return f"printf '%s\\n' '{body}' > /app/{name}"
 
 
-# The issue's reproduction (a fake pytest in /app) and other ways to change which code the
-# verifier's interpreter runs. Each was checked to pass (reward 1) before the fix, where noted.
+# Ways to change which code the verifier's interpreter runs from the agent's /app, on a user's
+# Harbor task (hello-world as Harbor ships it: a shared verifier running `python3 -m pytest` with
+# /app as its working directory). The defence: PYTHONSAFEPATH (tasks/verifier.py's VERIFIER_ENV)
+# keeps the working directory off sys.path.
 SHADOWS = {
     "fake pytest module (issue 15's reproduction)": fake_module("pytest.py", 'print("pass")'),
-    "stdlib module shadowed": fake_module("re.py") + "; " + fake_module("pathlib.py"),
+    "stdlib modules pytest imports shadowed": fake_module("argparse.py") + "; "
+                                              + fake_module("inspect.py"),
     "pytest's own package shadowed": "mkdir -p /app/_pytest && " + fake_module("_pytest/__init__.py"),
-    "sitecustomize and usercustomize": fake_module("sitecustomize.py") + "; "
-                                       + fake_module("usercustomize.py"),
-    "a .pth file in /app": fake_module("evil.pth", "import os; os._exit(0)"),
-    "conftest.py forcing success": (
-        "printf 'import pytest\\n@pytest.hookimpl(trylast=True)\\ndef pytest_sessionfinish("
-        "session, exitstatus):\\n    session.exitstatus = 0\\n' > /app/conftest.py"),
-    "pytest.ini with collect-only": "printf '[pytest]\\naddopts = --collect-only\\n' > /app/pytest.ini",
-    "pyproject.toml with collect-only": (
-        "printf '[tool.pytest.ini_options]\\naddopts = \"--collect-only\"\\n' > /app/pyproject.toml"),
-    "tox.ini and setup.cfg with collect-only": (
-        "printf '[pytest]\\naddopts = --collect-only\\n' > /app/tox.ini; "
-        "printf '[tool:pytest]\\naddopts = --collect-only\\n' > /app/setup.cfg"),
-    "fake python3 and bash in /app": (
-        "printf '#!/bin/sh\\nmkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt\\n' "
-        "| tee /app/python3 /app/bash /app/pytest > /dev/null; chmod +x /app/python3 /app/bash /app/pytest"),
-    "user site-packages and dotfiles in HOME": (
-        "mkdir -p ~/.local/lib/python3.11/site-packages && echo 'import os; os._exit(0)' "
-        "> ~/.local/lib/python3.11/site-packages/x.pth; echo 'echo 1 > /logs/verifier/reward.txt' "
-        "> ~/.bashrc; cp ~/.bashrc ~/.profile"),
-    "a file left in /tmp for later commands": (
-        "echo 'import os; os._exit(0)' > /tmp/sitecustomize.py; echo 'exit 0' > /tmp/test.sh"),
-    "a process left running to write the reward": (
-        "nohup setsid sh -c 'while :; do mkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt;"
-        " sleep 0.01; done' >/dev/null 2>&1 & sleep 0.3"),
 }
-
-SHADOWED_TASKS = ["create-greeting-file", "fix-median", "git-revert-bad-commit", "csv-to-json"]
 
 
 @pytest.mark.parametrize("how", list(SHADOWS))
-def test_a_users_harbor_task_cannot_be_shadowed_from_app(tmp_path, how):
-    """hello-world as Harbor ships it (shared verifier, `python3 -m pytest` from /app)."""
-    result, _ = attack(tmp_path, load_task(FIXTURES / "hello-world"), SHADOWS[how])
+def test_a_users_harbor_task_cannot_be_shadowed_from_app(tmp_path, monkeypatch, how):
+    task = load_task(FIXTURES / "hello-world")
+    result, _ = attack(tmp_path / "defended", task, SHADOWS[how])
     contained(result)
-
-
-@pytest.mark.parametrize("task", SHADOWED_TASKS)
-def test_the_fake_pytest_fails_on_built_in_tasks(tmp_path, task):
-    result, _ = attack(tmp_path, suite_task(task), SHADOWS["fake pytest module (issue 15's reproduction)"],
-                       SHADOWS["stdlib module shadowed"])
-    contained(result)
-    assert "pass\n" != result.verifier_tail
-
-
-@pytest.mark.parametrize("how", ["conftest.py forcing success", "user site-packages and dotfiles in HOME",
-                                 "a process left running to write the reward", "fake python3 and bash in /app"])
-def test_other_shadows_fail_on_a_built_in_task(tmp_path, how):
-    result, _ = attack(tmp_path, suite_task("fix-off-by-one"), SHADOWS[how])
-    contained(result)
+    monkeypatch.setattr(tasks.verifier, "VERIFIER_ENV", {})
+    succeeded(attack(tmp_path / "undefended", task, SHADOWS[how])[0])
 
 
 # Agent code that the tests run while judging (a script, a module, git's config): in the built-in
 # suite it runs in a nested sandbox under the judge, so it can neither write the reward nor see the
-# tests.
+# tests. Without the nesting (without_nested_sandbox) each forges a pass.
 FORGER = ("ls -A /tests /logs >&2; echo 1 > /logs/verifier/reward.txt; "
           "(while :; do echo 1 > /logs/verifier/reward.txt; sleep 0.01; done) & "
           "kill -9 $PPID 1 2>/dev/null; echo \"seen:$(ls -A /tests | tr '\\n' ,)\"")
@@ -94,44 +77,35 @@ FORGER = ("ls -A /tests /logs >&2; echo 1 > /logs/verifier/reward.txt; "
 
 def test_a_script_the_tests_run_cannot_forge_the_reward_or_read_the_tests(tmp_path):
     script = f"#!/bin/bash\n{FORGER}\n"
-    result, _ = attack(tmp_path, suite_task("greet-script"),
-                       f"cat > /app/greet.sh <<'EOF'\n{script}EOF\nchmod +x /app/greet.sh")
+    command = f"cat > /app/greet.sh <<'EOF'\n{script}EOF\nchmod +x /app/greet.sh"
+    result, _ = attack(tmp_path, suite_task("greet-script"), command)
     contained(result)
     # The script listed /tests and found it empty; it printed its own stdout, nothing of /tests.
     assert "printed 'seen:\\n'" in result.verifier_tail, result.verifier_tail[-1500:]
+    plain = without_nested_sandbox(suite_task("greet-script"), tmp_path)
+    succeeded(attack(tmp_path / "undefended", plain, command)[0])
 
 
-MODULE_FORGERS = {
-    "exits 0 at import": "import os; os._exit(0)",
-    "writes the reward and kills its parent": (
-        "import os, signal\nos.makedirs('/logs/verifier', exist_ok=True)\n"
-        "open('/logs/verifier/reward.txt', 'w').write('1')\nos.kill(os.getppid(), signal.SIGKILL)"),
-    "reads the hidden tests for the answers": (
-        "import glob\nfound = glob.glob('/tests/*')\n"
-        "def median(values):\n    raise SystemExit('tests: %r' % found)"),
-    "patches the judge through /proc": (
-        "import os\nfor pid in os.listdir('/proc'):\n"
-        "    try: open(f'/proc/{pid}/mem', 'rb+')\n    except Exception: pass\n"
-        "def median(values): return 0"),
-}
+MODULE_FORGER = (
+    "import os, signal\nos.makedirs('/logs/verifier', exist_ok=True)\n"
+    "open('/logs/verifier/reward.txt', 'w').write('1')\nos.kill(os.getppid(), signal.SIGKILL)")
 
 
-@pytest.mark.parametrize("how", list(MODULE_FORGERS))
-def test_a_module_the_tests_load_cannot_forge_the_reward(tmp_path, how):
-    body = MODULE_FORGERS[how]
-    result, _ = attack(tmp_path, suite_task("fix-median"),
-                       f"cat > /app/stats.py <<'EOF'\n{body}\nEOF")
-    contained(result)
-    assert "test_outputs.py'" not in result.verifier_tail.split("tests: ")[-1]
+def test_a_module_the_tests_load_cannot_forge_the_reward(tmp_path):
+    command = f"cat > /app/stats.py <<'EOF'\n{MODULE_FORGER}\nEOF"
+    contained(attack(tmp_path, suite_task("fix-median"), command)[0])
+    plain = without_nested_sandbox(suite_task("fix-median"), tmp_path)
+    succeeded(attack(tmp_path / "undefended", plain, command)[0])
 
 
 def test_git_config_commands_cannot_forge_the_reward(tmp_path):
     hook = "sh -c 'mkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt; kill -9 $PPID'"
-    result, _ = attack(tmp_path, suite_task("git-revert-bad-commit"),
-                       "git clone -q /app/project.bundle /app/project",
-                       f"git -C /app/project config core.fsmonitor \"{hook}\" && "
-                       f"git -C /app/project config core.pager \"{hook}\"")
-    contained(result)
+    commands = ("git clone -q /app/project.bundle /app/project",
+                f"git -C /app/project config core.fsmonitor \"{hook}\" && "
+                f"git -C /app/project config core.pager \"{hook}\"")
+    contained(attack(tmp_path, suite_task("git-revert-bad-commit"), *commands)[0])
+    plain = without_nested_sandbox(suite_task("git-revert-bad-commit"), tmp_path)
+    succeeded(attack(tmp_path / "undefended", plain, *commands)[0])
 
 
 def test_a_link_into_the_hidden_tests_does_not_cross_over(tmp_path):
@@ -162,8 +136,37 @@ echo "check.sh exited $?"
 """
 
 
-def swapped_reward_is_read_safely(tmp_path, how: str, factory=BwrapSandbox.for_task) -> None:
-    """One REWARD_SWAPS attack in the sandbox `factory` makes; it must be contained."""
+# What each swap does to a reader without the defences (naive_read_reward): quote a host secret
+# or the host's environment, or store a reward that is not a finite number (inf and NaN are
+# written as null, so the result file no longer loads: the rollout is lost). The FIFO, the directory and the 200 MB file would
+# hang, crash or flood such a reader: test_read_reward_refuses_special_files_without_blocking
+# covers the reader on those alone.
+SWAP_HARMS = {"symlink to a root-only host file": "leak",
+              "symlink to the host process's environment": "leak",
+              "secret-looking text": "leak", "infinite reward": "unstorable",
+              "NaN reward": "unstorable"}
+# The first entry of the host process's environment as the kernel shows it (what
+# /proc/self/environ holds; variables set later in this process are not in it).
+HOST_ENV = Path("/proc/self/environ").read_bytes().split(b"\0")[0].decode(errors="replace")
+
+
+def naive_read_reward(logs: Path) -> tuple[float | None, str]:
+    """tasks/reward.py's job done without its defences: links followed, the whole file read,
+    any float accepted, what does not parse quoted."""
+    for name in ("reward.txt", "reward.json"):
+        path = logs / name
+        if path.exists():
+            text = path.read_text(errors="replace")
+            try:
+                return float(json.loads(text)["reward"] if name == "reward.json" else text), ""
+            except (ValueError, KeyError, TypeError):
+                return None, f"bad reward file: {text!r}"
+    return None, "no reward file"
+
+
+def swap_attack(tmp_path: Path, how: str, factory=BwrapSandbox.for_task):
+    """One REWARD_SWAPS attack in the sandbox `factory` makes."""
+    tmp_path.mkdir()
     secret = tmp_path / "root-only.txt"
     secret.write_text(SECRET + "\n")
     secret.chmod(0o600)
@@ -171,18 +174,37 @@ def swapped_reward_is_read_safely(tmp_path, how: str, factory=BwrapSandbox.for_t
     os.environ["EVO_REDTEAM_KEY"] = SECRET  # in the host process's /proc/self/environ
     try:
         task = user_task(tmp_path, test_sh=CHECKING_TEST_SH)
-        result, _ = attack(tmp_path, task, f"printf '%s\\n' \"{swap}; kill -9 \\$PPID\" > /app/check.sh",
+        quoted = swap.replace('"', '\\"')  # through the agent's shell into check.sh intact
+        result, _ = attack(tmp_path, task,
+                           f"printf '%s\\n' \"{quoted}; kill -9 \\$PPID\" > /app/check.sh",
                            factory=factory)
     finally:
         del os.environ["EVO_REDTEAM_KEY"]
+    return result
+
+
+def swapped_reward_is_read_safely(tmp_path: Path, how: str, factory=BwrapSandbox.for_task) -> None:
+    """One REWARD_SWAPS attack in the sandbox `factory` makes; it must be contained."""
+    result = swap_attack(tmp_path / "defended", how, factory)
     contained(result)
-    assert SECRET not in result.verifier_tail + result.exit_reason  # the agent's own command aside
+    shown = result.verifier_tail + result.exit_reason  # the agent's own command aside
+    assert SECRET not in shown and HOST_ENV not in shown
     assert "unreadable reward file" in result.verifier_tail or "no reward file" in result.verifier_tail
 
 
 @pytest.mark.parametrize("how", list(REWARD_SWAPS))
-def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, how):
+def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, monkeypatch, how):
     swapped_reward_is_read_safely(tmp_path, how)
+    if how not in SWAP_HARMS:
+        return
+    monkeypatch.setattr(tasks.verifier, "read_reward", naive_read_reward)
+    if SWAP_HARMS[how] == "unstorable":
+        with pytest.raises(ValidationError, match="reward"):
+            swap_attack(tmp_path / "undefended", how)
+        return
+    undefended = swap_attack(tmp_path / "undefended", how)
+    assert SECRET in undefended.verifier_tail or HOST_ENV in undefended.verifier_tail, (
+        undefended.outcome, undefended.verifier_tail[-500:])
 
 
 def test_read_reward_refuses_special_files_without_blocking(tmp_path):
@@ -258,6 +280,11 @@ def test_the_judge_refuses_a_link_into_the_tests_in_a_shared_verifier(tmp_path):
     contained(result)
     assert "links under /app lead into the hidden tests" in result.verifier_tail
     assert "from pathlib import Path" not in result.verifier_tail
+    judge = root / "tests" / "judge.py"  # the control: the judge without its look for links
+    judge.write_text(judge.read_text().replace("bad = _links_into_hidden()", "bad = []"))
+    undefended, _ = attack(tmp_path / "undefended", load_task(root),
+                           "ln -s /tests/test_outputs.py /app/greeting.txt")
+    assert "from pathlib import Path" in undefended.verifier_tail  # the test quoted the tests
 
 
 def test_an_artifact_path_through_a_link_does_not_copy_host_files(tmp_path):
@@ -277,17 +304,11 @@ def test_without_a_nested_sandbox_the_judge_still_writes_the_reward(tmp_path):
     """Where user namespaces are refused (Docker under Harbor) the judge runs agent code as plain
     children, simulated here with a PATH that has no bwrap. The script then sees /tests, and could
     kill the judge (same uid) and leave its own reward: the README states both limits. What still
-    holds: the reward it writes and the writer it leaves running are gone before the judge's."""
-    root = Path(shutil.copytree(suite_task("greet-script").root, tmp_path / "plain"))
-    tools = root / "tests" / "bin"
-    tools.mkdir()
-    for tool in ("bash", "mkdir", "ls", "tr", "sleep", "setpriv"):
-        (tools / tool).symlink_to(shutil.which(tool))
-    (root / "task.toml").write_text((root / "task.toml").read_text() + (
-        f'\n[verifier.env]\nPATH = "/tests/bin:{Path(sys.executable).parent}"\n'))
+    holds: the reward it writes and the writer it leaves running are gone before the judge's.
+    (No control here: without the judge's last word the writer races the sandbox's end.)"""
     forger = FORGER.replace("kill -9 $PPID 1 2>/dev/null; ", "").replace(
         "done) &", "done) >/dev/null 2>&1 &")  # a writer that outlives the script, detached
-    result, _ = attack(tmp_path, load_task(root),
+    result, _ = attack(tmp_path, without_nested_sandbox(suite_task("greet-script"), tmp_path),
                        f"cat > /app/greet.sh <<'EOF'\n#!/bin/bash\n{forger}\nEOF\nchmod +x /app/greet.sh")
     contained(result)
     assert "seen:bin,judge.py,test.sh,test_outputs.py," in result.verifier_tail

@@ -4,6 +4,7 @@ Harbor tasks built for one attack."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 from tasks.results import RolloutResult
@@ -56,6 +57,31 @@ def user_task(tmp_path: Path, *, test_sh: str, toml: str = "", name: str = "user
 
 
 def contained(result: RolloutResult) -> None:
-    """The attack did not buy a pass: an ordinary failed rollout with reward 0."""
+    """The attack did not buy a pass: an ordinary failed rollout with reward 0. Each attack test
+    also runs the attack with its defence off (succeeded), so a pass here means the defence held,
+    not that the attack never worked."""
     assert (result.outcome.value, result.reward) == ("fail", 0.0), (
         result.outcome, result.reward, result.verifier_tail[-800:])
+
+
+def succeeded(result: RolloutResult) -> None:
+    """The control: with the defence off, the same attack buys a pass it did not earn."""
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), (
+        result.outcome, result.reward, result.verifier_tail[-800:])
+
+
+PLAIN_TOOLS = ("bash", "sh", "mkdir", "ls", "tr", "sleep", "setpriv", "git", "cat", "chmod")
+
+
+def without_nested_sandbox(task: Task, tmp_path: Path) -> Task:
+    """A copy of a built-in task whose judge finds no bwrap (a PATH of a few tools and the venv's
+    Python), as where user namespaces are refused: it runs the agent's code as plain children,
+    the judge's defence against code that forges the reward or reads the tests switched off."""
+    root = Path(shutil.copytree(task.root, tmp_path / f"{task.id}-plain"))
+    tools = root / "tests" / "bin"
+    tools.mkdir()
+    for tool in PLAIN_TOOLS:
+        (tools / tool).symlink_to(shutil.which(tool))
+    (root / "task.toml").write_text((root / "task.toml").read_text() + (
+        f'\n[verifier.env]\nPATH = "/tests/bin:{Path(sys.executable).parent}"\n'))
+    return load_task(root)

@@ -1,6 +1,6 @@
-"""tasks/executor.py: rollout specs carry the harness as a git tree (any commit, checked out or
-not), the local executor runs them on this machine's threads, and execute() alone writes each
-result once. The code agent is the scripted model playing the e2e agent (tests/fixtures)."""
+"""tasks/executor.py: rollout specs carry the harness as a git tree (any commit, materialised
+from its blobs), the local executor runs them on this machine's threads, and execute() alone
+writes each result once. The code agent is the scripted model playing the e2e agent (tests/fixtures)."""
 from __future__ import annotations
 
 import socket
@@ -51,13 +51,10 @@ def specs_for(tree: HarnessTree, iteration: int = 0, model: str = "scripted:done
                          **options)
 
 
-def test_a_tree_is_checked_out_only_when_the_workspace_is_exactly_it(repo: HarnessRepo) -> None:
-    probe = probe_commit(repo)
-    assert HarnessTree.at(repo).checkout == repo.path
-    assert HarnessTree.at(repo, probe).checkout is None
+def test_a_tree_is_its_commit_not_the_workspaces_files(repo: HarnessRepo) -> None:
     (repo.path / "notes.txt").write_text("an uncommitted file")
     head = HarnessTree.at(repo)
-    assert head.checkout is None and head.commit == repo.head()
+    assert head.commit == repo.head()
     assert head.tree == HarnessTree.at(repo, "seed").tree  # the commit's tree, not the files
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.ray_scenarios import launch, namespaces_available
+from tests.fixtures.ray_scenarios import API_KEY, launch, namespaces_available
 
 from .conftest import needs_bwrap
 
@@ -84,6 +84,29 @@ def test_a_node_without_bwrap_gives_infra_errors_naming_it(tmp_path: Path) -> No
     for _, _, _, reason, _ in result["rollouts"]:
         assert reason.startswith("sandbox_error: bubblewrap (bwrap) is not installed")
         assert reason.endswith(f"on node {node}")
+
+
+@pytest.mark.slow  # a Ray cluster and three scripted runs
+@in_namespaces
+def test_workers_get_the_model_env_and_a_rollout_lost_thrice_is_an_infra_error(tmp_path):
+    """docs/scale-out.md: the driver's OLLAMA_HOST and OPENAI_API_KEY reach the workers (the
+    cluster was started without them); a rollout whose worker dies is run again, at most 3
+    times, then recorded as an infra_error naming the node."""
+    result = launch("model_env_and_losses", tmp_path, timeout=900)
+
+    for kind in ("ollama", "openai"):
+        [(_, _, outcome, reason, _)] = result["reached"][kind]
+        assert (outcome, reason) == ("fail", "done"), (kind, reason)  # the server answered
+    assert result["requests"] == 2
+    assert result["authorizations"] == ["", f"Bearer {API_KEY}"]  # openai: the key in its header
+    lost = result["lost"]
+    assert lost["finished"] and lost["killed"] == 3
+    [(_, _, outcome, reason, _)] = lost["summary"]["rollouts"]
+    [node] = lost["summary"]["nodes"]
+    assert outcome == "infra_error" and reason.startswith("worker lost 3 times, last on node ")
+    assert node in reason
+    again = [m for m in lost["messages"] if "running it again elsewhere" in m]
+    assert len(again) == 2 and any("recorded as infra_error" in m for m in lost["messages"])
 
 
 def test_an_unreachable_cluster_is_a_clear_error_naming_it(tmp_path: Path) -> None:

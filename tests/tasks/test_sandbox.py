@@ -172,6 +172,44 @@ def test_memory_limit(tmp_path):
     assert result.exit_code != 0 and "MemoryError" in result.output
 
 
+# Four children of 100 MB each under a 256 MB cgroup: each reports when its memory is touched,
+# then waits to be released; the parent releases them once every child has reported or died. No
+# clock: the cgroup must kill some (at most two fit), whatever the order they run in.
+CROWD = """
+import os, select
+done_r, done_w = os.pipe()
+release_r, release_w = os.pipe()
+kids = set()
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        b = bytearray(100 << 20)
+        b[::4096] = b"x" * len(b[::4096])
+        os.write(done_w, b"!")
+        os.read(release_r, 1)
+        os._exit(0)
+    kids.add(pid)
+reported = 0
+while reported + (4 - len(kids)) < 4:
+    if select.select([done_r], [], [], 0.1)[0]:
+        reported += len(os.read(done_r, 4))
+    for pid in list(kids):
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            kids.discard(pid)
+os.close(release_w)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the memory cgroup needs root here")
+def test_a_command_the_memory_cgroup_kills_reports_memory_limit(tmp_path):
+    """docs/sandbox.md: each process stays under RLIMIT_AS, the cgroup caps their sum."""
+    box = BwrapSandbox(tmp_path, limits=Limits(memory_mb=256))
+    result = box.run(["python3", "-c", CROWD], timeout=300)  # a hang guard: no clock decides
+    assert result.exit_reason == "memory_limit", (result.exit_reason, result.output[-500:])
+    plain = box.run(["python3", "-c", CROWD.replace("100 << 20", "10 << 20")], timeout=300)
+    assert (plain.exit_reason, plain.exit_code) == ("exited", 0), plain.output[-500:]
+
+
 def test_extra_mount_is_read_only_and_per_command(tmp_path, hello_task):
     box = BwrapSandbox(tmp_path)
     seen = box.exec("cat /tests/test.sh > /dev/null && touch /tests/x", timeout=20,
