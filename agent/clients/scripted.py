@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -76,7 +77,9 @@ class ScriptReply(BaseModel):
     """One reply: a tool call, the shell tool running the instruction's `RUN:` line, verbatim
     text, text quoted from the conversation's last message (`quote`: a regular expression, dot
     matching newlines; the reply is its first group, or the whole match, or "" when it does not
-    match), or a model error; `wait_s` first holds the conversation there (a test's kill point)."""
+    match), or a model error; `wait_s` first holds the conversation there (a test's kill point),
+    and while it holds a file named for this process's id is in the directory `hold_marks`, so a
+    test waits for the hold itself, not for a sign that comes before it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -87,6 +90,7 @@ class ScriptReply(BaseModel):
     quote: str | None = None
     error: ErrorKind | None = None
     wait_s: float = Field(0.0, ge=0)
+    hold_marks: Path | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> ScriptReply:
@@ -184,7 +188,7 @@ class RuleModel:
                      and self._answers(i, r)), None)
         turn = sum(m.role == "assistant" for m in messages)
         reply = rule.replies[turn] if rule and turn < len(rule.replies) else DONE
-        time.sleep(self.script.latency_s + reply.wait_s)
+        _hold(self.script.latency_s + reply.wait_s, reply.hold_marks)
         if reply.error is not None:
             raise ModelError(f"scripted {reply.error} error", kind=reply.error, field="model",
                              value=self.name)
@@ -230,6 +234,19 @@ def script_file(source: str) -> Path | None:
 
 def builtin_policies() -> list[str]:
     return sorted(p.stem for p in BUILTIN_DIR.glob("*.yaml"))
+
+
+def _hold(seconds: float, marks: Path | None) -> None:
+    if marks is None or not seconds:
+        time.sleep(seconds)
+        return
+    mark = marks / str(os.getpid())
+    marks.mkdir(parents=True, exist_ok=True)
+    mark.touch()
+    try:
+        time.sleep(seconds)
+    finally:
+        mark.unlink(missing_ok=True)
 
 
 def load_script(path: Path) -> Script:
