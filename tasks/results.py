@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.events import Event
+from agent.events import Event, ModelTotals
 
 
 class Outcome(StrEnum):
@@ -53,4 +53,5 @@ class RolloutResult(BaseModel):
     node: str = ""  # the machine (and Ray node) that ran it
     trial_change: str = ""  # the change whose trial ran it ("" for an evaluation rollout)
     trial_arm: TrialArm = ""  # which of that trial's trees: the base, or base + the change
+    model_time: ModelTotals = Field(default_factory=ModelTotals)  # its model calls summed
     events: list[Event] = Field(default_factory=list)
