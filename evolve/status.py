@@ -9,6 +9,7 @@ from typing import Any
 from traces.queries import iteration_totals
 
 from .compare import Comparison
+from .forecast import describe
 from .ledger import PHASE_ORDER, holder
 from .ledger.records import ExamRecord
 from .run import read_run
@@ -38,7 +39,7 @@ def status(run_dir: str | Path) -> dict[str, Any]:
     return {"run_id": ledger.run_id, "model": config.model, "k": config.k,
             "live": running is not None, "running": running, "current_iteration": iteration,
             "next_phase": next_phase.value, "iterations": rows,
-            "exam": _exam(exams[-1]) if exams else None}
+            "exam": _exam(exams[-1]) if exams else None, "forecast": describe(config, ledger)}
 
 
 def _exam(record: ExamRecord) -> dict[str, Any]:

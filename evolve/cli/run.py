@@ -73,6 +73,7 @@ def init(
     from rich.console import Console
 
     from evolve.config import validate_config
+    from evolve.forecast import describe
     from evolve.ledger import RunPaths
     from evolve.run import choose_split, init_run
     from tasks.task import load_suite
@@ -99,6 +100,7 @@ def init(
                   markup=False)
     if how:
         console.print(f"{how}; kept in run.yaml (split:)", markup=False, highlight=False)
+    _say_forecast(console, describe(config))  # what the stop rules will cost here
 
 
 def run(
@@ -203,6 +205,16 @@ def _status_table(run_dir: Path, console: Console) -> None:
     console.print(table)
     if data["exam"] is not None:
         console.print(data["exam"]["verdict"], markup=False, highlight=False)
+    _say_forecast(console, data["forecast"])
+
+
+def _say_forecast(console: Console, lines: list[str]) -> None:
+    """The forecast's lines, each wrapped to 80 columns (a log, a pipe)."""
+    import textwrap
+
+    for line in lines:
+        console.print(textwrap.fill(line, 80, subsequent_indent="    "), markup=False,
+                      highlight=False)
 
 
 def _pct(value: float | None) -> str:
