@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from agent.clients.boundary import text_boundary
-from agent.clients.timings import StallWatch
+from agent.clients.speed import stall_watch
 from agent.clients.wire import (
     openai_messages,
     openai_reply,
@@ -36,7 +36,7 @@ class OpenAICompatModel:
         self._where = f"{root}/v1/chat/completions"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout, headers=headers)
-        self._watch = StallWatch()
+        self._watch = stall_watch(model)
 
     @text_boundary
     def chat(
