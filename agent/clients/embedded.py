@@ -42,8 +42,8 @@ BUSY_SAMPLE_S = 0.5  # how long the server's sizing looks at the machine's CPU u
 COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
 # Threads that wait at llama.cpp's barriers (OpenMP's) sleep instead of spinning: on a machine
 # that other work keeps busy a spinning thread holds its core while the thread it waits for is
-# descheduled. Measured on this project's 2-core machine at a load of 5-8: 2 threads decoded
-# 0.6-1.1 tokens/s spinning, 3.4-4.6 passive (1 thread: 3.3-4.9).
+# descheduled. Measured on this project's 2-core machine at a load of 6-14: 2 threads decoded
+# 0.3-1.1 tokens/s spinning, 3.2-4.6 passive (1 thread: 3.3-4.9).
 WAIT_POLICY = ("OMP_WAIT_POLICY", "PASSIVE")
 
 
@@ -112,11 +112,18 @@ _in_flight = 0
 _exiting = False
 
 
+def _native() -> Any:
+    """The xllamacpp module, imported (deferred: loading the native library is not free) with the
+    wait policy set: OpenMP reads it once, when it loads with the library."""
+    os.environ.setdefault(*WAIT_POLICY)
+    import xllamacpp
+
+    return xllamacpp
+
+
 def start_server(path: Path, size: ServerSize) -> Any:
     """A new llama.cpp server on `path` (uncached: the batching benchmark compares sizes)."""
-    os.environ.setdefault(*WAIT_POLICY)  # read once, when the OpenMP runtime loads, just below
-    import xllamacpp  # deferred: loading the native library is not free
-
+    xllamacpp = _native()
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     # llama.cpp splits n_ctx across slots. With one slot, two rollouts alternating on it evict
@@ -288,9 +295,7 @@ class EmbeddedModel:
 
 def _llguidance(schema: dict[str, Any]) -> str:
     """The llguidance grammar of a JSON schema (llama.cpp's `%llguidance` form)."""
-    import xllamacpp  # deferred: loading the native library is not free
-
-    return xllamacpp.json_schema_to_grammar(schema)
+    return _native().json_schema_to_grammar(schema)
 
 
 class _OnSlot:

@@ -196,3 +196,19 @@ def test_real_model_replies_compactly_and_its_slot_keeps_the_conversation() -> N
               Message(role="user", content="Result of shell:\na.txt\n[exit code: 0]")]
     second = conversation.chat(follow, json_mode=True, schema=schema, max_tokens=120)
     assert second.timings.tokens_cached >= first.tokens_in  # nothing read twice
+
+
+def test_the_server_s_threads_wait_passively_unless_told_otherwise() -> None:
+    """OpenMP reads its wait policy once, when the native library loads: whatever part of the
+    client loads it first (here the grammar of a reply) sets it."""
+    probe = ("import os; from agent.clients import EmbeddedModel; from agent.model import Message; "
+             "EmbeddedModel().request([Message(role='user', content='hi')], tools=None, "
+             "temperature=0.0, json_mode=True, max_tokens=1, schema=None); "
+             "print(os.environ.get('OMP_WAIT_POLICY'))")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.stdout.strip() == "PASSIVE", done.stderr[-1000:]
+    mine = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={**env, "OMP_WAIT_POLICY": "ACTIVE"}, timeout=300)
+    assert mine.stdout.strip() == "ACTIVE"
