@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fresh-machine setup: system packages (bubblewrap for the sandbox, slirp4netns for tasks that
-# allow internet, iproute2 for the network tests, git, chromium for the report test), a virtual
-# environment in .venv, evoharness with the test tools, the embedded models and Ray (the executor
-# for more than one machine).
+# allow internet, iproute2 for the network tests, git, make and gcc for the built-in suite's tasks,
+# chromium for the report test; podman with runc and catatonit for tasks that run in their own
+# image, mmdebstrap for `evoharness env setup`), a virtual environment in .venv, evoharness with
+# the test tools, the embedded models and Ray (the executor for more than one machine).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -11,12 +12,26 @@ command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v slirp4netns >/dev/null || need_apt+=(slirp4netns)
 command -v ip >/dev/null || need_apt+=(iproute2)
 command -v git >/dev/null || need_apt+=(git)
+command -v make >/dev/null || need_apt+=(make)
+command -v gcc >/dev/null || need_apt+=(gcc libc6-dev)
 # The report test runs Debian's build at this path; another chromium on PATH does not count.
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
-if ((${#need_apt[@]})); then
+# The container engine, without podman's recommends: runc rather than crun (which fails where
+# cgroups are in hybrid mode), and none of buildah, dbus or the rest.
+need_containers=()
+command -v podman >/dev/null || need_containers+=(podman runc)
+[ -x /usr/libexec/podman/catatonit ] || need_containers+=(catatonit)
+command -v mmdebstrap >/dev/null || need_containers+=(mmdebstrap)
+if ((${#need_apt[@]} + ${#need_containers[@]})); then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    export DEBIAN_FRONTEND=noninteractive
+    if ((${#need_apt[@]})); then
+        $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    fi
+    if ((${#need_containers[@]})); then
+        $SUDO apt-get install -y -qq --no-install-recommends "${need_containers[@]}" >/dev/null
+    fi
 fi
 
 python3 -m venv .venv

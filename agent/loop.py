@@ -13,7 +13,7 @@ from agent.budget import Budget
 from agent.compaction import Transcript, step_line
 from agent.delegate import delegate_tool, skill_tool, subagent_prompt
 from agent.environment import Environment
-from agent.events import EventSink
+from agent.events import Event, EventSink
 from agent.exits import ExitReason
 from agent.middleware import HOOKS, Middleware
 from agent.model import Message, Model, ModelError, ModelReply, ToolCall
@@ -36,6 +36,19 @@ class AgentResult(BaseModel):
     tokens_in: int
     tokens_out: int
     final: str = ""
+
+    @classmethod
+    def from_events(cls, exit_reason: ExitReason, events: list[Event]) -> AgentResult:
+        """What an agent that never returned (stopped by the runner, or broken) did, counted from
+        its events as the loop counts: a step is an action of the top agent (a sub-agent's steps
+        are its delegate call's) or a second unusable reply in a row; tokens are every model
+        call's, sub-agents' included."""
+        top = [e for e in events if "subagent" not in e.data]
+        steps = sum(1 for e in top if e.kind == "tool_call"
+                    or (e.kind == "error" and e.name == "ParseError"))
+        return cls(exit_reason=exit_reason, steps=steps,
+                   tokens_in=sum(e.tokens_in for e in events),
+                   tokens_out=sum(e.tokens_out for e in events))
 
 
 def run_agent(harness: LoadedHarness, model: Model, env: Environment, instruction: str,

@@ -2,20 +2,27 @@
 Environment, never in the agent's process; writing the hooks is the harness's business.
 
 The harness-side contract: middleware/<name>.py defines any of the four hook functions at top level
-and ends with this runner, because the Environment runs a script file with JSON on stdin:
+and ends with this runner, because the Environment runs a script file with JSON on stdin (each call
+a fresh process: a hook keeps no state of its own, the context below is its memory):
 
     if __name__ == "__main__":
         import json, sys
-        request = json.load(sys.stdin)            # {"hook": "<hook name>", "payload": ...}
-        result = globals()[request["hook"]](request["payload"])
+        request = json.load(sys.stdin)     # {"hook": "<hook name>", "payload": ..., "context": ...}
+        result = globals()[request["hook"]](request["payload"], request["context"])
         if result is not None:
-            print(json.dumps(result))             # the modified payload; nothing = unchanged
+            print(json.dumps(result))      # the modified payload; nothing = unchanged
 
 Payloads: before_model gets the message list ([{"role", "content", ...}]) and may return a new list
 (used for that model call only); after_model gets the reply {"content", "tool_calls", ...};
 before_tool gets {"tool", "arguments"} and may return a changed call or {"block": "reason"};
 after_tool gets {"tool", "output", "exit_code", "error", ...}. Only hooks a file defines are run.
 A hook that crashes, times out or prints something invalid is skipped with an error event.
+The context (a hook may ignore it, and a one-argument hook with `...(request["payload"])` in its
+runner still works): {"instruction": the task as the agent got it, "max_steps": the harness's
+step limit, "calls": tool calls made so far, "history": the last HISTORY calls, oldest first, each
+{"tool", "arguments", "output" (clipped), "exit_code", "error" (message or null), "blocked" (the
+reason a before_tool hook gave, or null)}}. evolve/agent/templates/components.md is the same
+contract as the evolve agent reads it.
 """
 from __future__ import annotations
 
@@ -30,11 +37,13 @@ from pydantic import TypeAdapter, ValidationError
 from agent.environment import Environment
 from agent.model import Message, ModelReply
 from agent.parsing import Action
-from agent.recorder import Recorder
+from agent.recorder import Recorder, clip
 from agent.tools import ToolResult
 from workspace.spec import LoadedHarness
 
 HOOKS = ("before_model", "after_model", "before_tool", "after_tool")
+HISTORY = 12  # calls a hook's context holds: enough to see a loop, small enough to pass on stdin
+HISTORY_OUTPUT = 1500  # characters of each call's output in the context (head and tail)
 T = TypeVar("T")
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -50,6 +59,8 @@ def defined_hooks(path: Path) -> set[str]:
 
 
 class Middleware:
+    context: HookContext | None = None  # None: no harness, no hooks (loop.py's _NoMiddleware)
+
     def __init__(self, harness: LoadedHarness, env: Environment, recorder: Recorder) -> None:
         self.env = env
         self.recorder = recorder
@@ -58,8 +69,11 @@ class Middleware:
         for name in harness.middleware:
             for hook in defined_hooks(harness.root / "middleware" / f"{name}.py"):
                 self.hooks[hook].append(name)
+        self.context = HookContext(max_steps=harness.spec.settings.max_steps)
 
     def before_model(self, messages: list[Message]) -> list[Message]:
+        if self.context and self.context.instruction is None:  # the first call's user message
+            self.context.instruction = next((m.content for m in messages if m.role == "user"), "")
         return self._apply("before_model", messages, _MESSAGES.dump_python, _MESSAGES.validate_python)
 
     def after_model(self, reply: ModelReply) -> ModelReply:
@@ -69,12 +83,18 @@ class Middleware:
         """The (possibly changed) action, or the reason a middleware blocked it."""
         result = self._apply("before_tool", action, _call_payload, _load_call)
         if isinstance(result, Action):  # keep the call id and thought the hook never saw
-            return action.model_copy(update={"tool": result.tool, "arguments": result.arguments})
+            result = action.model_copy(update={"tool": result.tool, "arguments": result.arguments})
+        if self.context:
+            self.context.called(action if isinstance(result, str) else result,
+                                result if isinstance(result, str) else None)
         return result
 
     def after_tool(self, tool: str, result: ToolResult) -> ToolResult:
-        return self._apply("after_tool", result, lambda r: {"tool": tool, **r.model_dump()},
-                           ToolResult.model_validate)
+        result = self._apply("after_tool", result, lambda r: {"tool": tool, **r.model_dump()},
+                             ToolResult.model_validate)
+        if self.context:
+            self.context.returned(result)
+        return result
 
     def _apply(self, hook: str, value: T, dump: Callable[[T], Any], load: Callable[[Any], T]) -> T:
         for name in self.hooks[hook]:
@@ -95,7 +115,8 @@ class Middleware:
         return value
 
     def _run(self, name: str, hook: str, payload: Any, load: Callable[[Any], T]) -> T | None:
-        request = json.dumps({"hook": hook, "payload": payload})
+        context = self.context.dump() if self.context else {}
+        request = json.dumps({"hook": hook, "payload": payload, "context": context})
         result = self.env.run_python(f"middleware/{name}.py", request, timeout=self.timeout)
         if result.exit_code != 0 or result.timed_out:
             raise HookFailed(f"{hook} failed ({result.exit_reason}, exit {result.exit_code}): "
@@ -107,6 +128,35 @@ class Middleware:
             return load(json.loads(text))
         except (json.JSONDecodeError, ValidationError, TypeError, ValueError) as exc:
             raise HookFailed(f"{hook} printed an unusable payload ({exc}): {text[:500]}") from None
+
+
+class HookContext:
+    """What the hooks are told besides their payload: the task, the step limit and the recent calls
+    with their results (a hook is a fresh process each time, so this is its only memory)."""
+
+    def __init__(self, max_steps: int) -> None:
+        self.instruction: str | None = None
+        self.max_steps = max_steps
+        self.calls = 0
+        self.history: list[dict[str, Any]] = []
+
+    def called(self, action: Action, blocked: str | None) -> None:
+        """A call that middleware let through (it runs next) or blocked (it never runs)."""
+        self.calls += 1
+        self.history.append({"tool": action.tool, "arguments": action.arguments, "output": "",
+                             "exit_code": None, "error": None, "blocked": blocked})
+        del self.history[:-HISTORY]
+
+    def returned(self, result: ToolResult) -> None:
+        """The result of the last call let through, as after_tool left it."""
+        if self.history and self.history[-1]["blocked"] is None:
+            self.history[-1].update(output=clip(result.output, HISTORY_OUTPUT),
+                                    exit_code=result.exit_code,
+                                    error=result.error.message if result.error else None)
+
+    def dump(self) -> dict[str, Any]:
+        return {"instruction": self.instruction or "", "max_steps": self.max_steps,
+                "calls": self.calls, "history": self.history}
 
 
 def _dump_any(value: Any) -> Any:

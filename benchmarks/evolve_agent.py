@@ -1,9 +1,13 @@
 """The evolve agent on the real embedded 1.5B, measured: a recorded run's first evaluation (the
 fixture in benchmarks/fixtures/evolve-small, train rollouts of a short real run) is replayed
-through N real EVOLVE phases, each from the same starting point; then the code agent runs the
-built-in suite under constrained decoding and its parse failures are counted.
+through N real EVOLVE phases, each from the same starting point (the starter library offered as
+in any run), and each session's changes are judged by the loop's own TRIAL phase (probe capped
+at --trial-rollouts), so it reports the sessions whose change was kept, not only committed; then
+the code agent runs the built-in suite under constrained decoding and its parse failures are
+counted.
 
-Run: python benchmarks/evolve_agent.py [--sessions 8] [--code-steps 6] [--no-code] [--keep DIR]
+Run: python benchmarks/evolve_agent.py [--sessions 8] [--trial-rollouts 24] [--no-trial]
+                                       [--code-steps 6] [--no-code] [--keep DIR]
      python benchmarks/evolve_agent.py --record RUN_DIR   (rewrite the fixture from a run)"""
 from __future__ import annotations
 
@@ -19,17 +23,18 @@ from typing import Any
 import yaml
 
 from agent.clients import make_model
-from evolve.agent.change import PLACEHOLDER
+from evolve.agent.change import LIBRARY_TRAILER, PLACEHOLDER
 from evolve.agent.lessons import OVERLAP, added_text, harness_rules, same_lesson, words
 from evolve.config import RunConfig
 from evolve.ledger import EVALUATE, Phase
 from evolve.loop import run_phases
 from evolve.run import init_run, open_run, read_run
+from manifests.design import TrialDesign
 from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
 from tasks.task import load_suite
 from tasks.unsafe import require_sandbox
-from workspace.repo import SEED_DIR
+from workspace.repo import SEED_DIR, HarnessRepo
 from workspace.validate import load_harness
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,13 +69,21 @@ def record(run_dir: Path, out: Path) -> None:
 
 # --- replaying it -----------------------------------------------------------------------------
 
-def build_template(root: Path, fixture: Path, model: str) -> Path:
+def build_template(root: Path, fixture: Path, model: str, trial_rollouts: int) -> Path:
     """A run directory ready for its first EVOLVE phase: the loop's own EVAL (which finds every
-    rollout already there and runs none), INGEST, ATTRIBUTE, REVERT and DISTILL."""
+    rollout already there and runs none), INGEST, ATTRIBUTE, REVERT and DISTILL. The recorded
+    rollouts ran the seed harness of another repository: they are stored as this seed's, so a
+    trial's history can find their tree."""
     rec = json.loads((fixture / "record.json").read_text())
     paths = init_run(root, RunConfig(run_id=rec["run_id"], tasks=SUITE, task_ids=rec["task_ids"],
-                                     model=model, k=rec["k"]))
-    shutil.copytree(fixture / "rollouts" / "it000", paths.rollouts(0), dirs_exist_ok=True)
+                                     model=model, k=rec["k"],
+                                     verdicts=TrialDesign(max_rollouts=trial_rollouts)))
+    seed = HarnessRepo(paths.workspace).head()
+    paths.rollouts(0).mkdir(parents=True, exist_ok=True)
+    for path in sorted((fixture / "rollouts" / "it000").glob("*.json")):
+        rollout = RolloutResult.model_validate_json(path.read_text())
+        (paths.rollouts(0) / path.name).write_text(
+            rollout.model_copy(update={"harness_commit": seed}).model_dump_json())
     with open_run(root) as run:
         run_phases(run, 0, EVALUATE, say)
         if run.ledger.phase(0, Phase.EVAL).result.rollouts_run:
@@ -78,8 +91,9 @@ def build_template(root: Path, fixture: Path, model: str) -> Path:
     return root
 
 
-def session(template: Path, where: Path) -> dict[str, Any]:
-    """One real EVOLVE phase on a copy of the template, and what it produced."""
+def session(template: Path, where: Path, trial: bool) -> dict[str, Any]:
+    """One real EVOLVE phase on a copy of the template, what it produced, and (with `trial`) what
+    the TRIAL phase decided about each change."""
     shutil.copytree(template, where)
     with open_run(where) as run:
         known = harness_rules(run.repo)
@@ -90,8 +104,14 @@ def session(template: Path, where: Path) -> dict[str, Any]:
         manifest = run.ledger.manifest(0)
         events = json.loads(run.paths.evolve_trace(0).read_text())
         rules = {c.id: added_text(run.repo, c.commit) for c in manifest.changes}
+        entries = [run.repo.commit_info(c.commit).trailers.get(LIBRARY_TRAILER)
+                   for c in manifest.changes]
+        if trial and manifest.changes:
+            run_phases(run, 0, (Phase.COMMIT, Phase.TRIAL), say)
+        decisions = {c.id: c.decision for c in run.ledger.changes()}
     return {"result": result, "seconds": seconds, "manifest": manifest, "events": events,
-            "rules": rules, "known": known}
+            "rules": rules, "known": known, "decisions": decisions,
+            "entries": [e for e in entries if e]}
 
 
 def copies(rule: str, known: list[str], threshold: float) -> bool:
@@ -136,6 +156,12 @@ def tally(results: list[dict[str, Any]]) -> dict[str, float]:
         "seconds": sum(r["seconds"] for r in results) / max(len(results), 1),
     }
     figures["ended"] = figures["valid change"] + figures["specific reason"]
+    figures["kept"] = sum("keep" in r["decisions"].values() for r in results)
+    figures["judged"] = sum(bool(r["decisions"]) and "pending" not in r["decisions"].values()
+                            for r in results)
+    figures["library"] = sum(bool(r["entries"]) for r in results)
+    figures["code"] = sum(c.component in ("middleware", "tool", "tool_impl")
+                          for r in results for c in r["manifest"].changes)
     return figures
 
 
@@ -167,18 +193,24 @@ def code_agent(root: Path, steps: int, workers: int) -> dict[str, int]:
     }
 
 
-def evolve_figures(tmp: Path, model: str, sessions: int) -> None:
-    template = build_template(tmp / "template", FIXTURE, model)
+def evolve_figures(tmp: Path, model: str, sessions: int, trial_rollouts: int | None) -> None:
+    template = build_template(tmp / "template", FIXTURE, model, trial_rollouts or 24)
     results = []
     for n in range(sessions):
-        results.append(session(template, tmp / f"s{n}"))
+        results.append(session(template, tmp / f"s{n}", trial=trial_rollouts is not None))
         r = results[-1]
         say(f"session {n}: {len(r['manifest'].changes)} change(s) "
-            f"{[c.root_cause for c in r['manifest'].changes]} "
-            f"reason={r['manifest'].no_change_reason!r} {r['seconds']:.0f}s")
+            f"{[c.root_cause for c in r['manifest'].changes]} library={r['entries']} "
+            f"decisions={r['decisions']} reason={r['manifest'].no_change_reason!r} "
+            f"{r['seconds']:.0f}s")
     f = tally(results)
     print(f"sessions: {f['sessions']} sessions")
     print(f"sessions ending in a valid change: {f['valid change']} sessions")
+    if trial_rollouts is not None:
+        print(f"sessions whose change its trial kept: {f['kept']} sessions "
+              f"({100 * f['kept'] / max(f['sessions'], 1):.0f} %; {f['judged']} judged)")
+    print(f"sessions applying a library entry: {f['library']} sessions")
+    print(f"changes that are code (middleware or tool): {f['code']} changes")
     print(f"sessions ending in a specific no-change reason: {f['specific reason']} sessions")
     print(f"sessions ending in a change or a specific reason: "
           f"{100 * f['ended'] / max(f['sessions'], 1):.0f} %")
@@ -208,6 +240,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--model", default="embedded")
+    parser.add_argument("--trial-rollouts", type=int, default=24,
+                        help="cap on each change's paired probe (run.yaml verdicts.max_rollouts)")
+    parser.add_argument("--no-trial", action="store_true",
+                        help="skip the trials (then no kept share is reported)")
     parser.add_argument("--code-steps", type=int, default=6)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-code", action="store_true", help="skip the code-agent figures")
@@ -223,7 +259,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="evolve-bench-") as tmp:
         where = args.keep or Path(tmp)
         if not args.no_evolve:
-            evolve_figures(where, args.model, args.sessions)
+            evolve_figures(where, args.model, args.sessions,
+                           None if args.no_trial else args.trial_rollouts)
         if not args.no_code:
             code_figures(where / "code", args.code_steps, args.workers)
 

@@ -1,7 +1,8 @@
 """Failure patterns: deterministic behaviours read from the events of one iteration's non-passing
-rollouts (a command repeated, the same error again and again, done right after a write, invented
-tools, parse failures, step and time limits), each counted, with example rollouts and the kinds of
-harness component that address it. Rendering them is overview.py's job."""
+rollouts (a command repeated, the same error again and again, done right after a write or without
+any, shell errors, deleting what it wrote, invented tools, parse failures, step and time limits),
+each counted, with example rollouts and the kinds of harness component that address it. Rendering
+them is overview.py's job; the improvement library cues its entries by their names."""
 from __future__ import annotations
 
 import json
@@ -23,6 +24,14 @@ DETAIL_CHARS = 120
 # A shell command that writes a file: a redirect (not into /dev/null or a descriptor), a here-doc,
 # tee, in-place sed, or a copy/move.
 _WRITES = re.compile(r"(?<![0-9&])>{1,2}\s*(?!&|/dev/null)\S|<<|\btee\b|\bsed\s+-i|\b(cp|mv|touch)\s")
+# The target of a redirect or tee, and a command that deletes files.
+_WRITE_TARGET = re.compile(r"(?:(?<![0-9&<])>{1,2}|\btee(?:\s+-a)?)\s*(?!&|/dev/null)([^\s;|&<>]+)")
+_DELETES = re.compile(r"(?:^|[;&|(]\s*)(?:rm|unlink)\s")
+# Shell errors a harness can explain, by what the shell prints.
+_QUOTING = re.compile(r"ambiguous redirect|syntax error near unexpected token|unexpected EOF while "
+                      r"looking for matching|here-document at line \d+ delimited by end-of-file")
+_MISSING_FILE = "No such file or directory"
+_MISSING_COMMAND = re.compile(r"([\w.+-]+): command not found")
 
 EVENTS = r"""
 SELECT v.rollout_id, v.task_id, v.outcome, v.exit_reason, e.seq, e.kind, e.name,
@@ -94,6 +103,45 @@ def _done_after_write(t: Trace) -> Found:
     return (1, f"last command before done: `{_clip(args)}`") if _WRITES.search(args) else None
 
 
+def _done_without_write(t: Trace) -> Found:
+    if t.exit_reason != "done" or len(t.calls) < 2 or t.calls[-1][0] != "done":
+        return None
+    wrote = any(_WRITES.search(args) or tool not in ("shell", "done") for tool, args in t.calls)
+    return None if wrote else (1, f"{len(t.calls) - 1} command(s), none wrote a file")
+
+
+def _shell_error(marker: Callable[[str], list[str]]) -> Callable[[Trace], Found]:
+    """A detector of the results whose output shows `marker` (what it returns: what it found)."""
+    def detect(t: Trace) -> Found:
+        found = [hit for r in t.results for hit in marker(r["content"])]
+        return (len(found), ", ".join(sorted(set(found)))[:DETAIL_CHARS]) if found else None
+    return detect
+
+
+def _quoting(text: str) -> list[str]:
+    return [_clip(line) for line in text.splitlines() if _QUOTING.search(line)][:1]
+
+
+def _missing_file(text: str) -> list[str]:
+    return [_clip(line) for line in text.splitlines() if _MISSING_FILE in line][:1]
+
+
+def _missing_command(text: str) -> list[str]:
+    return [f"{name} not installed" for name in _MISSING_COMMAND.findall(text)]
+
+
+def _deleted_output(t: Trace) -> Found:
+    """Files a command wrote that a later command deleted (AHE's agent removing its outputs)."""
+    written: set[str] = set()
+    deleted: list[str] = []
+    for tool, args in t.calls:
+        if _DELETES.search(args):
+            named = {word.rsplit("/", 1)[-1] for word in args.split()}
+            deleted += sorted(name for name in written if name in named)
+        written |= {target.strip("'\"").rsplit("/", 1)[-1] for target in _WRITE_TARGET.findall(args)}
+    return (len(deleted), "deleted what it wrote: " + ", ".join(deleted)) if deleted else None
+
+
 def _done_first(t: Trace) -> Found:
     return (1, "done was the first action") if t.calls and t.calls[0][0] == "done" else None
 
@@ -145,6 +193,26 @@ DETECTORS: dict[str, tuple[str, Callable[[Trace], Found], list[str]]] = {
         'rule: "Compute results with commands (cmd > file), never type a value you have not '
         'seen printed; then cat the file."',
         "middleware: a before_tool hook that refuses done when nothing ran since the last write"]),
+    "done_without_write": ("The agent calls done without having written any file",
+                           _done_without_write, [
+        'rule: "Write the result to the file the task names before calling done."',
+        "middleware: a before_tool hook that refuses done while a file the task names is "
+        "missing"]),
+    "quoting_error": ("The agent's commands fail on shell quoting (syntax error, unexpected EOF, "
+                      "ambiguous redirect)", _shell_error(_quoting), [
+        "tool: a write_file tool (path, content), so files are written without shell quoting",
+        "middleware: an after_tool hook that explains the shell error"]),
+    "missing_file": ("The agent uses paths that do not exist (No such file or directory)",
+                     _shell_error(_missing_file), [
+        "middleware: an after_tool hook that lists what does exist there",
+        'rule: "List a directory before using paths in it; quote names with spaces."']),
+    "missing_command": ("The agent runs programs that are not installed (command not found)",
+                        _shell_error(_missing_command), [
+        "middleware: an after_tool hook that names an installed alternative (python3)",
+        'rule: "Only use standard tools; use python3 for anything else."']),
+    "deleted_output": ("The agent deletes files it wrote itself", _deleted_output, [
+        "middleware: a before_tool hook that refuses deleting a file the agent wrote",
+        'rule: "Never delete the files you created for the task."']),
     "done_first": ("The agent calls done before running any command", _done_first, [
         'rule: "Look at the files in /app before answering."',
         "middleware: refuse done as the first action"]),
@@ -166,12 +234,9 @@ DETECTORS: dict[str, tuple[str, Callable[[Trace], Found], list[str]]] = {
 
 def find_patterns(con: duckdb.DuckDBPyConnection, scope: q.Scope) -> list[Pattern]:
     """Every pattern seen at least once, most widespread first."""
-    traces = _traces(q.rows(con, EVENTS, scope))
     found = []
-    for name, (title, detect, remedies) in DETECTORS.items():
-        hits = [(t, hit) for t in traces if (hit := detect(t)) is not None]
-        if not hits:
-            continue
+    for name, hits in _hits(_traces(q.rows(con, EVENTS, scope))).items():
+        title, _, remedies = DETECTORS[name]
         hits.sort(key=lambda pair: (-pair[1][0], pair[0].rollout_id))
         found.append(Pattern(
             name=name, title=title, rollouts=len(hits),
@@ -183,6 +248,25 @@ def find_patterns(con: duckdb.DuckDBPyConnection, scope: q.Scope) -> list[Patter
             remedies=remedies,
         ))
     return sorted(found, key=lambda p: (-p.rollouts, -p.occurrences, p.name))
+
+
+def patterns_by_task(con: duckdb.DuckDBPyConnection, scope: q.Scope) -> dict[str, set[str]]:
+    """The names of the patterns each task's non-passing rollouts show (tasks with none left out)."""
+    tasks: dict[str, set[str]] = {}
+    for name, hits in _hits(_traces(q.rows(con, EVENTS, scope))).items():
+        for trace, _ in hits:
+            tasks.setdefault(trace.task_id, set()).add(name)
+    return tasks
+
+
+def _hits(traces: list[Trace]) -> dict[str, list[tuple[Trace, tuple[int, str]]]]:
+    """Per pattern seen, each trace that shows it with (occurrences, detail)."""
+    found = {}
+    for name, (_, detect, _) in DETECTORS.items():
+        hits = [(t, hit) for t in traces if (hit := detect(t)) is not None]
+        if hits:
+            found[name] = hits
+    return found
 
 
 def _spread(hits: list[tuple[Trace, tuple[int, str]]]) -> list[tuple[Trace, tuple[int, str]]]:

@@ -12,7 +12,14 @@ task and harness), so a handful of tasks that all moved the same way, or outcome
 vary (a deterministic model), do not give a zero-width interval. With few tasks the t quantile is
 large (n = 3: 4.3 standard errors at 95%), so few tasks rarely show a difference; with one task
 there is no interval at all. `benchmarks/exam.py` measures the false "better" rate and the power
-by simulation."""
+by simulation.
+
+Infra errors are left out of the pass rates but not out of the verdict: each side's count (after
+the runner's reruns) is shown, and a B whose infra-error rate is higher than A's is "worse"
+whatever its pass rates say. Any rise, not a significant one: a harness that turned some of its
+failures into infra errors would gain in pass rate exactly what it hid, so a test that let a few
+through would let a few failures go unscored; a rollout left an infra error after its reruns is
+rare enough that the rule costs an honest harness little."""
 from __future__ import annotations
 
 import math
@@ -26,6 +33,26 @@ from manifests.history import TaskCounts
 METHOD = ("paired by task; mean of per-task pass-rate differences; Student t interval over tasks "
           "(n-1 df), standard error at least the rollouts' binomial noise (Agresti-Caffo)")
 Verdict = Literal["better", "worse", "no difference shown", "too few tasks"]
+
+
+class InfraErrors(BaseModel):
+    """One harness's rollouts that stayed infra errors through their reruns, out of all it ran."""
+
+    model_config = ConfigDict(frozen=True)
+
+    errors: int = Field(0, ge=0)
+    rollouts: int = Field(0, ge=0)
+
+    @property
+    def rate(self) -> float:
+        return self.errors / self.rollouts if self.rollouts else 0.0
+
+    def __str__(self) -> str:
+        return f"{self.errors}/{self.rollouts}"
+
+    def plus(self, other: InfraErrors) -> InfraErrors:
+        return InfraErrors(errors=self.errors + other.errors,
+                           rollouts=self.rollouts + other.rollouts)
 
 
 class TaskPair(BaseModel):
@@ -58,41 +85,61 @@ class Comparison(BaseModel):
     se: float | None
     verdict: Verdict
     method: str = METHOD
+    a_infra: InfraErrors = Field(default_factory=InfraErrors)
+    b_infra: InfraErrors = Field(default_factory=InfraErrors)
 
     @property
     def n(self) -> int:
         return len(self.tasks)
 
+    @property
+    def infra_rose(self) -> bool:
+        """B left a larger share of its rollouts infra errors than A: a regression."""
+        return self.b_infra.rate > self.a_infra.rate
+
     def sentence(self) -> str:
         """The verdict in words: "better by +25.0 points [+5.0, +45.0] (95% interval, 7 tasks)"."""
-        if self.verdict == "too few tasks":
-            return f"too few tasks to say ({self.n} paired)"
-        interval = (f"{_signed(self.mean)} points [{_signed(self.lo)}, {_signed(self.hi)}] "
-                    f"({100 * self.confidence:.4g}% interval, {self.n} tasks)")
+        if self.infra_rose:
+            return (f"worse: more infra errors ({self.b_infra} against {self.a_infra}), a "
+                    f"regression whatever the pass rates (pass rates: {self._interval()})")
+        if self.mean is None:
+            return self._interval()
         if self.verdict == "no difference shown":
-            return f"no difference shown: {interval}"
-        return f"{self.verdict} by {interval}"
+            return f"no difference shown: {self._interval()}"
+        return f"{self.verdict} by {self._interval()}"
+
+    def _interval(self) -> str:
+        if self.mean is None:
+            return f"too few tasks to say ({self.n} paired)"
+        return (f"{_signed(self.mean)} points [{_signed(self.lo)}, {_signed(self.hi)}] "
+                f"({100 * self.confidence:.4g}% interval, {self.n} tasks)")
 
 
 def compare(a: str, a_counts: Mapping[str, TaskCounts], b: str,
-            b_counts: Mapping[str, TaskCounts], *, confidence: float) -> Comparison:
-    """B against A on the tasks both scored (see the module's docstring for the method)."""
+            b_counts: Mapping[str, TaskCounts], *, confidence: float,
+            a_infra: InfraErrors | None = None, b_infra: InfraErrors | None = None) -> Comparison:
+    """B against A on the tasks both scored (see the module's docstring for the method); with
+    each side's infra errors, a B that has more of them is worse."""
     from scipy.stats import t as student_t  # imported when a comparison is made: scipy is slow
 
     pairs = [TaskPair(task_id=task, a=a_counts[task], b=b_counts[task])
              for task in sorted(set(a_counts) & set(b_counts))]
     unpaired = sorted(set(a_counts) ^ set(b_counts))
-    common = dict(a=a, b=b, tasks=pairs, unpaired=unpaired, confidence=confidence)
+    a_infra, b_infra = a_infra or InfraErrors(), b_infra or InfraErrors()
+    common = dict(a=a, b=b, tasks=pairs, unpaired=unpaired, confidence=confidence,
+                  a_infra=a_infra, b_infra=b_infra)
+    rose = b_infra.rate > a_infra.rate
     n = len(pairs)
     if n < 2:
-        return Comparison(**common, mean=None, lo=None, hi=None, se=None, verdict="too few tasks")
+        return Comparison(**common, mean=None, lo=None, hi=None, se=None,
+                          verdict="worse" if rose else "too few tasks")
     diffs = [p.diff for p in pairs]
     mean = sum(diffs) / n
     spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) / math.sqrt(n)
     se = max(spread, rollout_se(pairs))
     half = student_t.ppf(1 - (1 - confidence) / 2, n - 1) * se
     lo, hi = max(-1.0, mean - half), min(1.0, mean + half)
-    verdict: Verdict = "better" if lo > 0 else "worse" if hi < 0 else "no difference shown"
+    verdict: Verdict = "worse" if rose or hi < 0 else "better" if lo > 0 else "no difference shown"
     return Comparison(**common, mean=mean, lo=lo, hi=hi, se=se, verdict=verdict)
 
 

@@ -12,10 +12,15 @@ from agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
 from manifests.design import TrialDesign
+from tasks.engine import EngineChoice
+from tasks.environments import EnvironmentKind, EnvironmentSettings
 from tasks.executor import ExecutorKind
 from tasks.task import TaskSplit
 
 from .ledger.paths import RunPaths
+
+BASELINE = re.compile(r"none|best-of(?::([1-9][0-9]{0,3}))?")
+
 
 class StopRules(BaseModel):
     """Enforced in code by the loop, checked after every iteration."""
@@ -38,6 +43,24 @@ class ExamConfig(BaseModel):
     confidence: float = Field(0.95, ge=0.5, lt=1, description="family-wise over the "
                               "comparisons with the seed (Bonferroni)")
     on_stop: bool = Field(True, description="`evoharness evolve` runs it when a stop rule holds")
+    baseline: str | None = Field(None, description=(
+        "best-of or best-of:N: the seed, each pick the model's choice among N fresh attempts "
+        "(N: the evolution's rollouts per train task), evolve/best_of.py; none: no baseline"))
+    picks: int | None = Field(None, ge=1, description="baseline picks per held-out task "
+                              "(default: k); each costs N rollouts")
+
+    @field_validator("baseline")
+    @classmethod
+    def _known_baseline(cls, value: str | None) -> str | None:
+        if value is not None and not BASELINE.fullmatch(value):
+            raise ValueError("use best-of, best-of:N (N a whole number from 1) or none")
+        return None if value == "none" else value
+
+    @property
+    def best_of_n(self) -> int | None:
+        """N of a `best-of:N` baseline; None for `best-of` (the evolution's) or no baseline."""
+        found = BASELINE.fullmatch(self.baseline or "")
+        return int(found.group(1)) if found and found.group(1) else None
 
 
 class RunConfig(BaseModel):
@@ -59,6 +82,10 @@ class RunConfig(BaseModel):
     analyst: bool = Field(False, description="an LLM pass (the evolve model) adds a root "
                           "cause to each failing task's evidence")
     unsafe_no_sandbox: bool = False
+    environment: EnvironmentKind = Field("auto", description=(
+        "where tasks run: host (bubblewrap), container (each in its image), or auto "
+        "(docs/containers.md)"))
+    engine: EngineChoice = Field("auto", description="the container engine: podman or docker")
     executor: ExecutorKind = Field("local", description="where rollouts run")
     # With executor ray: HOST:PORT, auto or ray://HOST:PORT; unset means what ray.init() does:
     # RAY_ADDRESS, else the cluster last started on this machine, else a new local instance.
@@ -68,6 +95,8 @@ class RunConfig(BaseModel):
         "the per-change trial: false-accept rate, rollout caps (manifests/design.py)"))
     exam: ExamConfig = Field(default_factory=ExamConfig)
     library: Path | None = None  # an improvement library the evolve agent reads (evolve/library)
+    starter_library: bool = Field(True, description=(
+        "also offer the starter entries shipped with evoharness (evolve/library/starters)"))
 
     @field_validator("run_id")
     @classmethod
@@ -89,6 +118,11 @@ class RunConfig(BaseModel):
     @property
     def evolve_model_spec(self) -> str:
         return self.evolve_model or self.model
+
+    def environment_settings(self, paths: RunPaths) -> EnvironmentSettings:
+        """Where this run's tasks run; build logs kept in the run."""
+        return EnvironmentSettings(kind=self.environment, engine=self.engine,
+                                   build_logs=paths.builds)
 
 
 def save_config(paths: RunPaths, config: RunConfig) -> None:

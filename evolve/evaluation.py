@@ -20,9 +20,10 @@ from manifests.history import TaskCounts
 from tasks.executor import Executor, HarnessTree, RolloutSpec, rollout_specs
 from tasks.runner import plan_rollouts
 from tasks.task import TaskSplit, load_suite
-from traces.queries import pass_counts
+from traces.queries import infra_errors, pass_counts
 from traces.store import TraceStore
 
+from .compare import InfraErrors
 from .rollouts import ModelServerDown, Progress, execute_served
 
 
@@ -42,6 +43,7 @@ class Arm(BaseModel):
     split: TaskSplit | None = None  # the suite's split when it is not suite.toml's
     tasks: list[str]
     k: int = Field(ge=1)
+    keep_left: bool = False  # its rollouts carry what each agent left (the best-of-N picker's)
 
 
 class EvalPlan(BaseModel):
@@ -135,6 +137,16 @@ def arm_counts(folder: EvalDir, plan: EvalPlan) -> dict[str, dict[str, TaskCount
                 for number, arm in enumerate(plan.arms)}
 
 
+def arm_infra(folder: EvalDir, plan: EvalPlan) -> dict[str, InfraErrors]:
+    """Per arm: its rollouts that stayed infra errors through their reruns, out of all."""
+    found = {}
+    with TraceStore(folder.db, read_only=True) as store:
+        for number, arm in enumerate(plan.arms):
+            errors, total = infra_errors(store.con, plan.eval_id, number)
+            found[arm.name] = InfraErrors(errors=errors, rollouts=total)
+    return found
+
+
 def _arm_specs(plan: EvalPlan, number: int, arm: Arm, skip: set[str]) -> list[RolloutSpec]:
     suite = load_suite(arm.suite, arm.split)
     missing = sorted(set(arm.tasks) - set(suite.tasks))
@@ -143,7 +155,7 @@ def _arm_specs(plan: EvalPlan, number: int, arm: Arm, skip: set[str]) -> list[Ro
     items = [(t, s) for t, s in suite.items() if t.id in arm.tasks]
     harness = HarnessTree(repo=arm.repo, commit=arm.commit, tree=arm.tree)
     return rollout_specs(plan_rollouts(items, arm.k), run_id=plan.eval_id, iteration=number,
-                         harness=harness, model=arm.model, skip=skip)
+                         harness=harness, model=arm.model, skip=skip, keep_left=arm.keep_left)
 
 
 def _stored_ids(folder: EvalDir, plan: EvalPlan) -> set[str]:

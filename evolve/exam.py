@@ -1,8 +1,11 @@
 """The final exam of a run: the seed harness (twice, for the noise floor), the final harness and
 the best iteration's (chosen on train pass rates) on the held-out tasks, k rollouts per task each
-(run.yaml `exam:`), compared with the seed paired by task, and recorded through the run ledger.
-Its rollouts live in the exam's own evaluation directory (evaluation.py), which the loop never
-reads; the statistics are compare.py's. Resumable: stored rollouts are never run again."""
+(run.yaml `exam:`), and, when asked for, the matched-budget baseline (best_of.py); the evolved
+harnesses compared with the seed and the baseline, the baseline with the seed, paired by task,
+all at one family-wise level, and recorded through the run ledger with what the evolution cost
+(cost.py). Its rollouts live in the exam's own evaluation directory (evaluation.py), which the
+loop never reads; the statistics are compare.py's. Resumable: stored rollouts are never run
+again."""
 from __future__ import annotations
 
 import hashlib
@@ -14,10 +17,12 @@ from evoharness.errors import EvoError
 from manifests.history import TaskCounts
 from traces.queries import iteration_totals
 
-from .compare import bonferroni, compare
-from .evaluation import Arm, EvalDir, Progress, arm_counts, new_plan, run_plan
+from .best_of import BestOf, baseline_arm, baseline_record, best_of, pick_counts, run_picks
+from .compare import InfraErrors, bonferroni, compare
+from .cost import evolution_cost
+from .evaluation import Arm, EvalDir, Progress, arm_counts, arm_infra, new_plan, run_plan
 from .ledger import Phase
-from .ledger.records import ExamArm, ExamRecord
+from .ledger.records import BestOfRecord, EvolutionCost, ExamArm, ExamRecord
 from .rollouts import run_executor
 from .run import Run
 
@@ -38,17 +43,31 @@ def examine(run: Run, say: Say = lambda _: None, progress: Progress | None = Non
         say("no exam: no iteration has been evaluated yet")
         return None
     iteration = _last_evaluated(run)
-    exam_id = _exam_id(run, iteration, arms)
+    cost = evolution_cost(run)
+    baseline = best_of(run, cost)
+    exam_id = _exam_id(run, iteration, arms, baseline)
     stored = run.ledger.exam(exam_id)
     if stored is not None:
         return stored
     folder = EvalDir(run.paths.exam_dir(exam_id))
-    plan = folder.start(new_plan(exam_id, [_arm(run, a) for a in _runs(arms)]))
-    say(f"exam {exam_id}: {', '.join(a.label for a in arms)} on {len(run.heldout_ids)} held-out "
-        f"tasks, k={run.config.exam.k} ({len(plan.arms) * len(run.heldout_ids) * run.config.exam.k}"
-        " rollouts; stored ones are not run again)")
+    runs = [_arm(run, a) for a in _runs(arms)]
+    plan = folder.start(new_plan(exam_id, runs + ([baseline_arm(baseline, runs[0])]
+                                                  if baseline else [])))
+    tasks = len(run.heldout_ids)
+    labels = [a.label for a in arms] + ([baseline.label] if baseline else [])
+    say(f"exam {exam_id}: {', '.join(labels)} on {tasks} held-out "
+        f"tasks, k={run.config.exam.k} ({sum(a.k for a in plan.arms) * tasks} rollouts; stored "
+        "ones are not run again)")
+    if baseline:
+        say(f"  {baseline.label}: {baseline.picks} picks per task, each the model's choice among "
+            f"{baseline.n} fresh attempts ({baseline.picks * baseline.n * tasks} rollouts)")
     run_plan(folder, plan, run_executor(run), progress)
-    record = _record(run, exam_id, iteration, arms, arm_counts(folder, plan))
+    counts, spent = arm_counts(folder, plan), None
+    if baseline:
+        picks = run_picks(run, folder, plan, baseline, say)
+        counts[baseline.name] = pick_counts(folder, plan, picks)
+        spent = baseline_record(baseline, folder, plan, picks)
+    record = _record(run, exam_id, iteration, arms, counts, arm_infra(folder, plan), spent, cost)
     run.ledger.record_exam(record)
     return record
 
@@ -96,10 +115,11 @@ def _last_evaluated(run: Run) -> int:
     return max(r.iteration for r in run.ledger.phase_records() if r.phase == Phase.EVAL)
 
 
-def _exam_id(run: Run, iteration: int, arms: list[ExamArm]) -> str:
-    """Names exactly this exam: a new final harness, k or model is a new exam."""
+def _exam_id(run: Run, iteration: int, arms: list[ExamArm], baseline: BestOf | None) -> str:
+    """Names exactly this exam: a new final harness, k, model or baseline is a new exam."""
     content = json.dumps([[a.name, a.tree] for a in arms] + [run.config.exam.k, run.config.model,
-                                                              sorted(run.heldout_ids)])
+                                                              sorted(run.heldout_ids)]
+                         + ([baseline.n, baseline.picks] if baseline else []))
     return f"exam-it{iteration:03d}-{hashlib.sha256(content.encode()).hexdigest()[:8]}"
 
 
@@ -111,24 +131,39 @@ def _arm(run: Run, arm: ExamArm) -> Arm:
 
 
 def _record(run: Run, exam_id: str, iteration: int, arms: list[ExamArm],
-            counts: dict[str, dict[str, TaskCounts]]) -> ExamRecord:
-    """The noise floor and each harness against the seed (both seed runs pooled), each at the
-    Bonferroni level that keeps the family of comparisons at the configured confidence."""
+            counts: dict[str, dict[str, TaskCounts]], infra: dict[str, InfraErrors],
+            baseline: BestOfRecord | None, cost: EvolutionCost) -> ExamRecord:
+    """The noise floor and the comparisons (both seed runs pooled), each at the Bonferroni level
+    that keeps the family of comparisons at the configured confidence; a harness with a higher
+    infra-error rate than the one it is compared with is worse (compare.py)."""
     family = run.config.exam.confidence
-    level = bonferroni(family, len(arms) - 1)
-    seed = _pooled(counts[SEED], counts[SEED_AGAIN])
-    comparisons = [compare(SEED, seed, a.name, counts[a.name], confidence=level)
-                   for a in arms[1:]]
+    pooled = {**counts, SEED: _pooled(counts[SEED], counts[SEED_AGAIN])}
+    pooled_infra = {**infra, SEED: infra[SEED].plus(infra[SEED_AGAIN])}
+    pairs = _compared(arms, baseline)
+    level = bonferroni(family, len(pairs))
     note = None
     if all(a.name != FINAL for a in arms):
         note = "the final harness is the seed (no change was kept)"
+    shown = _runs(arms)
+    if baseline:
+        shown.append(arms[0].model_copy(update={"name": baseline.name, "label": baseline.label}))
     return ExamRecord(
         run_id=run.run_id, exam_id=exam_id, iteration=iteration, finished_at=time.time(),
-        model=run.config.model, k=run.config.exam.k, tasks=run.heldout_ids, arms=_runs(arms),
+        model=run.config.model, k=run.config.exam.k, tasks=run.heldout_ids, arms=shown,
         confidence=family,
         noise_floor=compare(SEED, counts[SEED], SEED_AGAIN, counts[SEED_AGAIN],
-                            confidence=level),
-        comparisons=comparisons, note=note)
+                            confidence=level, a_infra=infra[SEED], b_infra=infra[SEED_AGAIN]),
+        comparisons=[compare(a, pooled[a], b, pooled[b], confidence=level,
+                             a_infra=pooled_infra[a], b_infra=pooled_infra[b]) for a, b in pairs],
+        note=note, baseline=baseline, cost=cost)
+
+
+def _compared(arms: list[ExamArm], baseline: BestOfRecord | None) -> list[tuple[str, str]]:
+    """(A, B) of each comparison B - A: every evolved harness against the seed and the baseline,
+    then the baseline against the seed."""
+    against = [SEED] + ([baseline.name] if baseline else [])
+    pairs = [(a, arm.name) for arm in arms[1:] for a in against]
+    return pairs + ([(SEED, baseline.name)] if baseline else [])
 
 
 def _pooled(first: dict[str, TaskCounts], second: dict[str, TaskCounts]) -> dict[str, TaskCounts]:

@@ -107,13 +107,19 @@ def evolve_harness(run: Run, iteration: int) -> EvolveResult:
 
 
 def _library_offers(run: Run, iteration: int) -> list[LibraryOffer]:
-    """The improvement-library entries matching this iteration's failures (run.yaml library:)."""
-    if run.config.library is None:
+    """The improvement-library entries matching this iteration's failures (run.yaml library:,
+    and the starter entries unless starter_library: false), less those the run applied already:
+    a kept one is in the harness, a reverted one would cost a trial to learn nothing."""
+    if run.config.library is None and not run.config.starter_library:
         return []
+    from evolve.agent.change import LIBRARY_TRAILER
     from evolve.library.cue import offers
 
+    applied = {run.repo.commit_info(c.entry.commit).trailers.get(LIBRARY_TRAILER)
+               for c in run.ledger.changes()}
     with run.ledger.reading() as store:
-        return offers(run.config.library, store.con, run.run_id, iteration)
+        return offers(run.config.library, store.con, run.run_id, iteration,
+                      starter=run.config.starter_library, exclude=applied - {None})
 
 
 def commit_manifest(run: Run, iteration: int) -> CommitResult:

@@ -59,7 +59,8 @@ def run_executor(run: Run) -> Executor:
     config = run.config
     return make_executor(config.executor, workers=config.workers,
                          rollout_timeout=config.rollout_timeout,
-                         unsafe_no_sandbox=config.unsafe_no_sandbox, ray_address=config.ray_address)
+                         unsafe_no_sandbox=config.unsafe_no_sandbox, ray_address=config.ray_address,
+                         environment=config.environment_settings(run.paths))
 
 
 def set_aside(out_dir: Path, aside: Path, rollout_ids: list[str]) -> list[Path]:

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from evoharness.errors import EvoError
+from evoharness.errors import EvoError, ValidationFailed
+from tasks.environments import EnvironmentSettings, Environments
+from tasks.images import Skipped, write_skips
 from tasks.results import Split
 from tasks.split import DEFAULT_HELDOUT, HASH, describe, hash_split, parse_heldout
 from tasks.task import Suite, Task, TaskSplit, has_split_file, load_suite, task_ids_in
@@ -17,6 +19,8 @@ from workspace.repo import HarnessRepo
 from .config import RunConfig, load_config, save_config
 from .ledger import RunLedger, RunPaths, RunRecord
 from .ledger.ledger import Say
+
+SKIPPED_FILE = "skipped.txt"  # in RUN/builds: the tasks init left out, each with its reason
 
 
 @dataclass
@@ -83,8 +87,10 @@ def _remove_stale_git_locks(git_dir: Path) -> None:
         lock.unlink(missing_ok=True)
 
 
-def init_run(run_dir: str | Path, config: RunConfig) -> RunPaths:
-    """Create RUN/: run.yaml, the workspace from the seed harness (a git repo) and the store."""
+def init_run(run_dir: str | Path, config: RunConfig, say: Say = lambda _: None) -> RunPaths:
+    """Create RUN/: run.yaml, the workspace from the seed harness (a git repo) and the store.
+    Tasks that run in their image have it built first; those whose base cannot be had here are
+    left out of the run (task_ids), each said with its reason."""
     paths = RunPaths(root=Path(run_dir))
     if paths.config.exists():
         raise EvoError("a run already exists here", file=paths.config,
@@ -92,13 +98,36 @@ def init_run(run_dir: str | Path, config: RunConfig) -> RunPaths:
     suite = load_suite(config.tasks, config.split)
     config = config.model_copy(update={"tasks": Path(config.tasks).resolve()})
     _check_task_ids(paths, config, suite)
+    config, skipped = _buildable(config, suite, say)
     paths.root.mkdir(parents=True, exist_ok=True)
+    if skipped:
+        write_skips(paths.builds / SKIPPED_FILE, skipped)
     HarnessRepo.create(paths.workspace)
     created = time.time()
     RunLedger.create(paths, RunRecord(run_id=config.run_id, created_at=created,
                                       config=config.model_dump(mode="json") | {"created": created}))
     save_config(paths, config)  # last: a directory with run.yaml is a complete run
     return paths
+
+
+def _buildable(config: RunConfig, suite: Suite, say: Say) -> tuple[RunConfig, list[Skipped]]:
+    """The config without the tasks that cannot run in their image here; a failed build is an
+    error naming the Dockerfile and step, before the run exists."""
+    tasks = [t for t, _ in suite.items() if config.task_ids is None or t.id in config.task_ids]
+    settings = EnvironmentSettings(kind=config.environment, engine=config.engine)
+    prepared = Environments(settings, None, say=say).prepare(tasks)
+    if prepared.failed:
+        raise ValidationFailed("task images", list(prepared.failed))
+    if not prepared.skipped:
+        return config, []
+    left_out = {s.task_id for s in prepared.skipped}
+    for skip in prepared.skipped:
+        say(f"skipped {skip.task_id}: {skip.reason}")
+    kept = [t.id for t in tasks if t.id not in left_out]
+    if not kept:
+        raise EvoError("no task of the suite can run here", field="tasks", value=str(config.tasks),
+                       hint="see the reasons above; `evoharness env setup` makes local bases")
+    return config.model_copy(update={"task_ids": kept}), prepared.skipped
 
 
 def choose_split(tasks: Path, task_ids: list[str] | None, heldout: str | None

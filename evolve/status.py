@@ -1,5 +1,6 @@
-"""A run's progress for `evoharness status`, read through the run ledger and the trace store;
-it works while a running `evolve` changes the run (which is then said to be live)."""
+"""A run's progress for `evoharness status`, read through the run ledger and the trace store:
+the answer first (the latest exam), the path of changes that led there (lineage.py), then the
+iterations; it works while a running `evolve` changes the run (which is then said to be live)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -12,6 +13,7 @@ from .compare import Comparison
 from .forecast import describe
 from .ledger import PHASE_ORDER, holder
 from .ledger.records import ExamRecord
+from .lineage import lineage
 from .run import read_run
 
 
@@ -39,15 +41,22 @@ def status(run_dir: str | Path) -> dict[str, Any]:
     return {"run_id": ledger.run_id, "model": config.model, "k": config.k,
             "live": running is not None, "running": running, "current_iteration": iteration,
             "next_phase": next_phase.value, "iterations": rows,
-            "exam": _exam(exams[-1]) if exams else None, "forecast": describe(config, ledger)}
+            "exam": _exam(exams[-1]) if exams else None,
+            "lineage": [row.model_dump() for row in lineage(changes)],
+            "forecast": describe(config, ledger)}
 
 
 def _exam(record: ExamRecord) -> dict[str, Any]:
-    """The latest final exam: its verdict line, and each comparison's numbers."""
+    """The latest final exam: its verdict line, its answer and every line in words, each
+    comparison's numbers, the baseline and what the evolution cost."""
     def numbers(c: Comparison) -> dict[str, Any]:
         return {"a": c.a, "b": c.b, "tasks": c.n, "mean": c.mean, "lo": c.lo, "hi": c.hi,
                 "confidence": c.confidence, "verdict": c.verdict}
 
     return {"exam_id": record.exam_id, "iteration": record.iteration, "k": record.k,
-            "verdict": record.verdict_line(), "noise_floor": numbers(record.noise_floor),
-            "comparisons": [numbers(c) for c in record.comparisons], "note": record.note}
+            "tasks": len(record.tasks), "verdict": record.verdict_line(),
+            "answer": record.answer(), "lines": record.lines(),
+            "noise_floor": numbers(record.noise_floor),
+            "comparisons": [numbers(c) for c in record.comparisons], "note": record.note,
+            "baseline": record.baseline and record.baseline.model_dump(),
+            "cost": record.cost and record.cost.model_dump()}

@@ -15,7 +15,7 @@ from tasks.task import TaskSplit, has_split_file, load_suite, task_ids_in
 from workspace.repo import HarnessRepo
 
 from .compare import Comparison, bonferroni, compare
-from .evaluation import Arm, EvalDir, EvalPlan, arm_counts, new_plan
+from .evaluation import Arm, EvalDir, EvalPlan, arm_counts, arm_infra, new_plan
 from .ledger import RunPaths
 
 SPLITS = ("all", "heldout", "train")
@@ -105,18 +105,20 @@ def plan_eval(eval_id: str, harnesses: list[Harness], models: list[str],
 def compare_eval(folder: EvalDir, plan: EvalPlan, *, a: str | None = None, b: str | None = None,
                  confidence: float = 0.95) -> list[TransferRow]:
     """B against A (default: every other harness against the first) on each model and suite,
-    all intervals holding together at `confidence` (Bonferroni over the comparisons shown)."""
+    all intervals holding together at `confidence` (Bonferroni over the comparisons shown); a B
+    with a higher infra-error rate than A is worse (compare.py)."""
     labels = list(dict.fromkeys(arm.label for arm in plan.arms))
     for label in (a, b):
         if label is not None and label not in labels:
             raise EvoError("no such harness in this evaluation", field="harness", value=label,
                            hint=f"its harnesses: {', '.join(labels)}")
     reference = a or labels[0]
-    counts = arm_counts(folder, plan)
+    counts, infra = arm_counts(folder, plan), arm_infra(folder, plan)
     pairs = [(group, ref, arm) for group, arms in plan.groups().items()
              for ref in arms if ref.label == reference
              for arm in arms if arm.label != reference and b in (None, arm.label)]
     level = bonferroni(confidence, len(pairs))
     return [TransferRow(model=model, suite=Path(suite).name, comparison=compare(
-                ref.label, counts[ref.name], arm.label, counts[arm.name], confidence=level))
+                ref.label, counts[ref.name], arm.label, counts[arm.name], confidence=level,
+                a_infra=infra[ref.name], b_infra=infra[arm.name]))
             for (model, suite, _), ref, arm in pairs]

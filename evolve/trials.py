@@ -146,18 +146,19 @@ def stored_rollouts(run: Run, iteration: int) -> Stored:
 
 
 def outcomes(rows: dict[tuple[str, str], list[TrialRollout]]) -> ProbeOutcomes:
-    """A trial's judged outcomes (infra errors left out), per arm and task in attempt order."""
+    """A trial's judged outcomes, per arm and task in attempt order. A rollout that stayed an
+    infra error through its reruns is a failure of its arm: left out, it would let a change that
+    turns its failures into infra errors look like a fix (or hide a regression)."""
     arms: dict[str, dict[str, list[bool]]] = {"base": {}, "change": {}}
     for (arm, task), recorded in rows.items():
-        arms[arm][task] = [r.outcome == Outcome.PASS for r in recorded
-                           if r.outcome != Outcome.INFRA_ERROR]
+        arms[arm][task] = [r.outcome == Outcome.PASS for r in recorded]
     return ProbeOutcomes(**arms)
 
 
 def _specs(run: Run, setup: TrialSetup, requests: Sequence[RolloutRequest],
            rows: dict[tuple[str, str], list[TrialRollout]]) -> list[RolloutSpec]:
     """The rollouts of `requests`, each on its arm's tree, numbered with the lowest attempts not
-    yet recorded for that arm and task (infra errors keep their numbers)."""
+    yet recorded for that arm and task."""
     tasks = {t.id: t for t, _ in run.items}
     trees = {"base": HarnessTree.at(run.repo, setup.base_commit),
              "change": HarnessTree.at(run.repo, setup.change_commit)}
@@ -175,18 +176,22 @@ def _specs(run: Run, setup: TrialSetup, requests: Sequence[RolloutRequest],
 
 def _run_round(run: Run, specs: list[RolloutSpec], out_dir: Path,
                progress: Progress | None) -> None:
-    """One batch. A batch in which every rollout failed for the infrastructure stops the phase
-    (asking for the same rollouts again would not end); its files stay, so a resume goes on."""
+    """One batch. Infra errors count as failures of their arm (outcomes), so a trial goes on past
+    them; but a batch in which every rollout failed for the infrastructure, the base's among
+    them (the tree this iteration evaluated), is an outage, not a harness: it stops the phase
+    rather than revert every change. Its files stay, so a resume goes on."""
     failed: list[str] = []
+    arms: set[str] = set()
 
     def seen(result: RolloutResult) -> None:
         if result.outcome == Outcome.INFRA_ERROR:
             failed.append(result.exit_reason)
+            arms.add(result.trial_arm)
         if progress is not None:
             progress(result)
 
     run_batch(run, specs, out_dir, seen)
-    if len(failed) == len(specs):
+    if len(failed) == len(specs) and "base" in arms:
         raise EvoError(f"every rollout of a trial batch ({len(specs)}) failed for the "
                        "infrastructure, not the harness", field="exit_reason", value=failed[0],
                        hint=f"fix the cause, then `evoharness evolve {run.paths.root} --resume`")

@@ -38,7 +38,7 @@ ProbeResult = Literal["effective", "futile", "capped", "open"]
 
 class ProbeOutcomes(BaseModel):
     """Every judged rollout of one change's trial so far: per arm and task, passes in attempt
-    order. Infra errors are not judged and are left out by the caller."""
+    order. The caller counts a rollout that stayed an infra error as a failure of its arm."""
 
     model_config = ConfigDict(frozen=True)
 

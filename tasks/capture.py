@@ -60,15 +60,16 @@ def _kill_group(proc: subprocess.Popen) -> None:
 @dataclass
 class Hooks:
     """Optional parts of a run: fds the child keeps, a step once it started (e.g. attach its
-    network), and a watchdog returning a reason to kill it (e.g. "disk_limit") or ""."""
+    network), and a watchdog given the child's pid, returning a reason to kill it (e.g.
+    "disk_limit") or ""."""
 
     pass_fds: tuple[int, ...] = ()
     started: Callable[[], None] | None = None
-    watchdog: Callable[[], str] | None = None
+    watchdog: Callable[[int], str] | None = None
     env: dict[str, str] = field(default_factory=lambda: {"PATH": "/usr/bin:/bin"})
 
 
-def _wait(proc: subprocess.Popen, timeout: float, watchdog: Callable[[], str] | None) -> str:
+def _wait(proc: subprocess.Popen, timeout: float, watchdog: Callable[[int], str] | None) -> str:
     """'' when the process ended by itself, else why it was killed."""
     deadline = time.monotonic() + timeout
     while True:
@@ -78,7 +79,8 @@ def _wait(proc: subprocess.Popen, timeout: float, watchdog: Callable[[], str] | 
             return ""
         except subprocess.TimeoutExpired:
             pass
-        reason = "timeout" if time.monotonic() >= deadline else (watchdog() if watchdog else "")
+        reason = ("timeout" if time.monotonic() >= deadline
+                  else watchdog(proc.pid) if watchdog else "")
         if reason:
             _kill_group(proc)
             proc.wait()

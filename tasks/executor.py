@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.clients import make_model
 from agent.model import Model
+from tasks.environments import EnvironmentSettings, Environments, environments
 from tasks.results import RolloutResult, Split, TrialArm, rollout_id
 from tasks.runner import (
     Planned, SandboxFactory, in_pool, result_base, rollout, write_results,
@@ -72,6 +73,7 @@ class RolloutSpec(BaseModel):
     model: str  # an agent.clients.make_model spec
     trial_change: str = ""  # set for a rollout of a change's trial, with the arm it serves
     trial_arm: TrialArm = ""
+    keep_left: bool = False  # its result carries what the agent left (runner.rollout)
 
     @property
     def rollout_id(self) -> str:
@@ -85,10 +87,11 @@ class RolloutSpec(BaseModel):
 
 
 def rollout_specs(plan: Sequence[Planned], *, run_id: str, iteration: int, harness: HarnessTree,
-                  model: str, skip: set[str] | frozenset[str] = frozenset()) -> list[RolloutSpec]:
+                  model: str, skip: set[str] | frozenset[str] = frozenset(),
+                  keep_left: bool = False) -> list[RolloutSpec]:
     """The specs of a plan (runner.plan_rollouts), less the rollouts in `skip`."""
     specs = [RolloutSpec(run_id=run_id, iteration=iteration, task=task, split=split,
-                         attempt=attempt, harness=harness, model=model)
+                         attempt=attempt, harness=harness, model=model, keep_left=keep_left)
              for task, split, attempt in plan]
     return [s for s in specs if s.rollout_id not in skip]
 
@@ -110,7 +113,8 @@ def execute(executor: Executor, specs: Sequence[RolloutSpec], out_dir: Path,
 
 class LocalExecutor:
     """Rollouts on this machine: `workers` threads; each harness tree is checked out and loaded,
-    and each model's client made, once per batch."""
+    and each model's client made, once per batch; with an Environments factory, every task's
+    image is built (or found cached) before the batch's first rollout."""
 
     def __init__(self, *, workers: int, rollout_timeout: float | None,
                  sandbox_factory: SandboxFactory,
@@ -122,6 +126,8 @@ class LocalExecutor:
         self.model_factory = model_factory or partial(make_model, workers=workers)
 
     def results(self, specs: Sequence[RolloutSpec]) -> Iterator[RolloutResult]:
+        if isinstance(self.sandbox_factory, Environments):
+            self.sandbox_factory.prepare([s.task for s in specs]).raise_problems()
         with tempfile.TemporaryDirectory(prefix="evo-harness-") as scratch:
             harnesses = {s.harness.tree: load_tree(s.harness, Path(scratch)) for s in specs}
             models = {s.model: self.model_factory(s.model) for s in specs}
@@ -129,7 +135,7 @@ class LocalExecutor:
             def work(spec: RolloutSpec) -> RolloutResult:
                 return rollout(harnesses[spec.harness.tree], models[spec.model], spec.task,
                                spec.base(), sandbox_factory=self.sandbox_factory,
-                               rollout_timeout=self.rollout_timeout)
+                               rollout_timeout=self.rollout_timeout, keep_left=spec.keep_left)
 
             yield from in_pool(specs, work, self.workers)
 
@@ -141,14 +147,15 @@ def load_tree(tree: HarnessTree, scratch: Path) -> LoadedHarness:
 
 
 def make_executor(kind: ExecutorKind, *, workers: int, rollout_timeout: float | None,
-                  unsafe_no_sandbox: bool, ray_address: str | None = None) -> Executor:
-    """The executor a run's config names. Ray is imported only here, only when chosen."""
+                  unsafe_no_sandbox: bool, ray_address: str | None = None,
+                  environment: EnvironmentSettings = EnvironmentSettings()) -> Executor:
+    """The executor a run's config names, running each task where `environment` says (on this
+    host, or in its image). Ray is imported only here, only when chosen."""
     if kind == "ray":
         from tasks.ray_executor import RayExecutor
 
         return RayExecutor(address=ray_address, workers=workers,
-                           rollout_timeout=rollout_timeout, unsafe_no_sandbox=unsafe_no_sandbox)
-    from tasks.unsafe import require_sandbox
-
+                           rollout_timeout=rollout_timeout, unsafe_no_sandbox=unsafe_no_sandbox,
+                           environment=environment)
     return LocalExecutor(workers=workers, rollout_timeout=rollout_timeout,
-                         sandbox_factory=require_sandbox(unsafe_no_sandbox))
+                         sandbox_factory=environments(environment, unsafe_no_sandbox))

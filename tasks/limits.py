@@ -1,16 +1,20 @@
 """Resource limits of one sandbox: the task's memory, process count and CPUs through a cgroup of
 its own (v1 or v2, when this process may create one), rlimits for each command, the disk used
-under its writable directories (measured by the sandbox's watchdog). The sandbox applies them."""
+under writable directories that no volume caps (measured by the sandbox's watchdog). The sandbox
+applies them; /app's own filesystem, where there is one, is volume.py's."""
 from __future__ import annotations
 
 import math
 import os
 import resource
 import signal
+import stat
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
+import psutil
 from pydantic import BaseModel, ConfigDict
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -25,7 +29,7 @@ class Limits(BaseModel):
     nproc: int = 256
     memory_mb: int = 2048  # all of the sandbox's processes and its /tmp together (cgroup)
     fsize_mb: int = 256  # one file
-    storage_mb: int = 10240  # everything under /app (the watchdog)
+    storage_mb: int = 10240  # everything under /app: its volume's size, else the watchdog's cap
     max_files: int = 200_000  # entries under /app: a million empty files fill a disk's inodes
     cpus: float = 1.0
     output_bytes: int = 32_000
@@ -175,23 +179,149 @@ def _has_v2_memory() -> bool:
     return controllers.exists() and "memory" in controllers.read_text().split()
 
 
-def disk_usage(paths: list[Path], max_files: int) -> tuple[int, int]:
-    """(bytes, entries) under `paths`, links not followed; a sparse file counts at its full size
-    (a copy of it would be). Stops counting past `max_files` entries."""
+def disk_usage(paths: list[Path], max_files: int, holder: int | None = None) -> tuple[int, int]:
+    """(bytes, entries) under `paths`, links not followed, at any depth; a sparse file counts at
+    its full size (a copy of it would be). Stops counting past `max_files` entries. With
+    `holder` (a process id), adds the deleted files on those filesystems that it or any of its
+    descendants still holds open, or mapped (as root), which no walk can see."""
     total, count = 0, 0
-    stack = [str(p) for p in paths]
-    while stack and count <= max_files:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue  # vanished or unreadable: the next look will see
-        for entry in entries:
-            count += 1
+    for path in paths:
+        used, seen = _tree_usage(str(path), max_files - count)
+        total, count = total + used, count + seen
+    if holder is not None:
+        total += _held_deleted(holder, {_device(p) for p in paths} - {None})
+    return total, count
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _tree_usage(top: str, budget: int) -> tuple[int, int]:
+    """One tree, walked by directory descriptors (no path longer than a name is ever used, so
+    depth past PATH_MAX hides nothing) with one descriptor open at a time: the walk climbs back
+    by '..' and stops where '..' is not the directory it came from (moved while it looked)."""
+    try:
+        fd = os.open(top, _DIR_FLAGS)
+    except OSError:
+        return 0, 0  # vanished or unreadable: the next look will see
+    total, count, subdirs = _list(fd)
+    stack = [(_identity(fd), subdirs)]  # per level: the directory, its subdirectories left
+    try:
+        while stack and count <= budget:
+            if not stack[-1][1]:
+                stack.pop()
+                if stack and (fd := _climb(fd, stack[-1][0])) < 0:
+                    break
+                continue
             try:
-                info = entry.stat(follow_symlinks=False)
+                child = os.open(stack[-1][1].pop(), _DIR_FLAGS, dir_fd=fd)
             except OSError:
                 continue
-            total += max(info.st_size, info.st_blocks * 512)
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
+            os.close(fd)
+            fd = child
+            used, seen, subdirs = _list(fd)
+            total, count = total + used, count + seen
+            stack.append((_identity(fd), subdirs))
+    finally:
+        if fd >= 0:
+            os.close(fd)
     return total, count
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+def _climb(fd: int, parent: tuple[int, int]) -> int:
+    """`fd`'s parent (`fd` closed), or -1 when it is no longer `parent`."""
+    try:
+        up = os.open("..", _DIR_FLAGS, dir_fd=fd)
+    except OSError:
+        up = -1
+    os.close(fd)
+    if up >= 0 and _identity(up) != parent:
+        os.close(up)
+        return -1
+    return up
+
+
+def _list(fd: int) -> tuple[int, int, list[str]]:
+    """(bytes, entries, names of subdirectories) of one directory."""
+    total, count, subdirs = 0, 0, []
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                count += 1
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                total += max(info.st_size, info.st_blocks * 512)
+                if stat.S_ISDIR(info.st_mode):
+                    subdirs.append(entry.name)
+    except OSError:
+        pass
+    return total, count, subdirs
+
+
+def _device(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
+
+
+def _held_deleted(holder: int, devices: set[int]) -> int:
+    """Bytes of deleted regular files on `devices` that `holder` or its descendants hold through
+    a descriptor, or a mapping (readable as root only). What a process hides from the host (not
+    dumpable, when the host is not root) or has in flight on a socket is not seen."""
+    try:
+        root = psutil.Process(holder)
+        pids = [holder, *(p.pid for p in root.children(recursive=True))]
+    except psutil.Error:
+        return 0
+    held: dict[tuple[int, int], int] = {}
+    for pid in pids:
+        for link in _deleted_links(pid):
+            try:
+                info = os.stat(link)
+            except OSError:
+                continue
+            if info.st_dev in devices and stat.S_ISREG(info.st_mode):
+                held[(info.st_dev, info.st_ino)] = max(info.st_size, info.st_blocks * 512)
+    return sum(held.values())
+
+
+def _deleted_links(pid: int) -> list[str]:
+    """/proc links to the deleted files process `pid` has open or mapped."""
+    links = []
+    for folder in (f"/proc/{pid}/fd", f"/proc/{pid}/map_files"):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            try:
+                if os.readlink(f"{folder}/{name}").endswith(" (deleted)"):
+                    links.append(f"{folder}/{name}")
+            except OSError:
+                continue
+    return links
+
+
+def disk_watchdog(paths: list[Path], limits: Limits) -> Callable[[int], str] | None:
+    """A check, given a command's pid, that says "disk_limit" once `paths` hold more than the
+    storage cap or the file-count cap (counting files its processes hold open after deleting
+    them) and have grown since it was made (a command that frees space is left alone); None for
+    no paths."""
+    if not paths:
+        return None
+    cap, most = limits.storage_mb << 20, limits.max_files
+    start_bytes, start_files = disk_usage(paths, most)
+
+    def check(pid: int) -> str:
+        used, files = disk_usage(paths, most, holder=pid)
+        grew = (used > cap and used > start_bytes) or (files > most and files > start_files)
+        return "disk_limit" if grew else ""
+    return check

@@ -21,6 +21,7 @@ from agent.clients import make_model
 from agent.model import Model
 from evoharness.errors import EvoError
 from tasks.bundles import TASK_FILES_LEFT_BEHIND, content_key, pack_dir, unpack_cached
+from tasks.environments import EnvironmentSettings, Environments
 from tasks.executor import RolloutSpec, load_tree
 from tasks.results import RolloutResult
 from tasks.runner import infra_error, rollout
@@ -79,13 +80,20 @@ class RolloutWorker:
     """One worker slot: runs one rollout at a time; harnesses are loaded and model clients made
     (the embedded model loaded) once per worker process, never per rollout."""
 
-    def __init__(self, rollout_timeout: float | None, unsafe_no_sandbox: bool) -> None:
+    def __init__(self, rollout_timeout: float | None, unsafe_no_sandbox: bool,
+                 environment: EnvironmentSettings, containers: frozenset[str]) -> None:
         self.node = node_name()
         self.rollout_timeout = rollout_timeout
+        self.no_sandbox = ""
+        host = None
         try:
-            self.sandbox = require_sandbox(unsafe_no_sandbox)
-            self.no_sandbox = ""
-        except EvoError as error:  # each rollout says so: this node cannot run tasks
+            host = require_sandbox(unsafe_no_sandbox)
+        except EvoError as error:  # each host rollout says so: this node cannot run them
+            self.no_sandbox = f"sandbox_error: {error.message} on node {self.node}"
+        try:  # the driver decided which tasks run in their image; this node builds its own
+            self.sandbox = Environments(environment, host, containers=containers)
+        except EvoError as error:
+            self.sandbox = None
             self.no_sandbox = f"sandbox_error: {error.message} on node {self.node}"
         self.harnesses: dict[str, LoadedHarness] = {}
         self.models: dict[str, Model] = {}
@@ -95,7 +103,7 @@ class RolloutWorker:
 
     def run(self, spec: RolloutSpec, files: Files) -> RolloutResult:
         base = {**spec.base(), "model": spec.model, "node": self.node}
-        if self.no_sandbox:
+        if self.sandbox is None or (self.no_sandbox and not self.sandbox.in_container(spec.task)):
             return infra_error(base, self.no_sandbox)
         try:
             task_dir = _unpacked(files["task"])
@@ -104,7 +112,8 @@ class RolloutWorker:
             return infra_error(base, error)
         task = spec.task.model_copy(update={"root": task_dir})
         return rollout(harness, lambda: self._model(spec.model), task, base,
-                       sandbox_factory=self.sandbox, rollout_timeout=self.rollout_timeout)
+                       sandbox_factory=self.sandbox, rollout_timeout=self.rollout_timeout,
+                       keep_left=spec.keep_left)
 
     def _harness(self, file: tuple[str, ray.ObjectRef]) -> LoadedHarness:
         key = file[0]
@@ -127,15 +136,19 @@ class RayExecutor:
     """Rollouts on the Ray cluster at `address`, `workers` of them at a time (one CPU each)."""
 
     def __init__(self, *, address: str | None, workers: int, rollout_timeout: float | None,
-                 unsafe_no_sandbox: bool) -> None:
+                 unsafe_no_sandbox: bool,
+                 environment: EnvironmentSettings = EnvironmentSettings()) -> None:
         self.address = address
         self.workers = workers
         self.rollout_timeout = rollout_timeout
         self.unsafe_no_sandbox = unsafe_no_sandbox
+        self.environment = environment
+        self.containers: frozenset[str] = frozenset()
 
     def results(self, specs: Sequence[RolloutSpec]) -> Iterator[RolloutResult]:
         if not specs:
             return
+        self.containers = _prepare_images(self.environment, [s.task for s in specs])
         connect(self.address)
         with tempfile.TemporaryDirectory(prefix="evo-harness-") as scratch:
             for tree in {s.harness.tree: s.harness for s in specs}.values():
@@ -152,6 +165,16 @@ class RayExecutor:
         if env:
             options["runtime_env"] = {"env_vars": env}
         return options
+
+
+def _prepare_images(environment: EnvironmentSettings, tasks: list) -> frozenset[str]:
+    """Which tasks run in their image (decided here, with this machine's engine), each image
+    built here before any rollout; workers on other nodes build theirs from the same files."""
+    driver = Environments(environment, None)
+    chosen = frozenset(t.id for t in tasks if driver.in_container(t))
+    if chosen:
+        driver.prepare(tasks).raise_problems()
+    return chosen
 
 
 def _put_files(specs: Sequence[RolloutSpec]) -> dict[str, tuple[str, ray.ObjectRef]]:
@@ -218,8 +241,11 @@ class _Pool:
             yield result
 
     def _start(self) -> None:
+        # Build logs go to the run, on the driver; a worker keeps its own in its cache.
+        settings = self.executor.environment.model_copy(update={"build_logs": None})
         actor = RolloutWorker.options(**self.executor.worker_options()).remote(
-            self.executor.rollout_timeout, self.executor.unsafe_no_sandbox)
+            self.executor.rollout_timeout, self.executor.unsafe_no_sandbox, settings,
+            self.executor.containers)
         self.actors.append(actor)
         self.starting[actor.ready.remote()] = actor
 

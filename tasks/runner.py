@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.environment import ExecResult
-from agent.events import ListSink, ModelTotals
+from agent.events import Event, ListSink, ModelTotals
 from agent.exits import CommandExit, ExitReason
 from agent.loop import AgentResult, run_agent
 from agent.model import Message, Model, ModelError, ModelReply
 from evoharness.files import write_model
+from tasks.left_behind import LeftBehind, capture
 from tasks.results import Outcome, RolloutResult, Split, TrialArm, rollout_id
 from tasks.sandboxes import Sandbox, SandboxFactory
 from tasks.task import Task
@@ -30,6 +31,7 @@ Planned = tuple[Task, Split, int]
 T = TypeVar("T")
 NODE = socket.gethostname()  # the machine a rollout ran on, recorded in its result
 GRACE_SECONDS = 5.0  # beyond the agent's own wall budget, for the step in flight to end
+INFRA_RERUNS = 2  # a rollout that ends infra_error runs again, at most this many more times
 
 
 class _Guarded:
@@ -116,38 +118,46 @@ def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult,
 
 
 def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: SandboxFactory,
-            deadline: float, base: dict, sink: ListSink) -> RolloutResult:
+            deadline: float, base: dict, sink: ListSink,
+            keep_left: Callable[[LeftBehind], None] | None = None) -> RolloutResult:
     """One rollout: agent in a fresh sandbox under a watchdog, then the verifier; its events go to
-    `sink`, which the caller keeps if this raises."""
+    `sink`, which the caller keeps if this raises. With `keep_left`, what the agent left is given
+    to it after the agent stopped (its processes killed) and before the verifier starts."""
     sandbox = sandbox_factory(task, harness_dir=harness.root)
     try:
         guard = _Guarded(sandbox)
         agent = _run_agent_watched(harness, _Stoppable(model, guard), guard, task, sink,
                                    deadline)
         guard.closed = True
+        if keep_left is not None:
+            sandbox.kill_leftovers()  # the verifier's handover would; now nothing changes /app
+            keep_left(capture(task.environment_dir, sandbox.app_dir,
+                              summary=agent.final if agent else "",
+                              ended=agent.exit_reason if agent else ExitReason.ROLLOUT_TIMEOUT))
         check = verify(task, sandbox)
     finally:
         sandbox.close()
     totals = ModelTotals.of(sink.events)
     outcome, reason = _outcome(agent, guard, check, totals)
-    used = agent or AgentResult(exit_reason=ExitReason.ROLLOUT_TIMEOUT, steps=0, tokens_in=0,
-                                tokens_out=0)
-    tokens_in = sum(e.tokens_in for e in sink.events) if agent is None else used.tokens_in
-    tokens_out = sum(e.tokens_out for e in sink.events) if agent is None else used.tokens_out
+    used = agent or AgentResult.from_events(ExitReason.ROLLOUT_TIMEOUT, sink.events)
     return RolloutResult(**base, outcome=outcome, reward=check.reward, exit_reason=reason,
-                         tokens_in=tokens_in, tokens_out=tokens_out, steps=used.steps,
+                         tokens_in=used.tokens_in, tokens_out=used.tokens_out, steps=used.steps,
                          verifier_tail=check.output_tail, model_time=totals,
                          events=list(sink.events))
 
 
 def infra_error(base: dict, error: BaseException | str, sink: ListSink | None = None
                 ) -> RolloutResult:
-    """The rollout as far as it got: why it could not finish, and every event recorded before."""
+    """The rollout as far as it got: why it could not finish, and every event recorded before
+    (its steps and tokens counted from them)."""
     if isinstance(error, BaseException):
         last = traceback.format_exception_only(type(error), error)[-1].strip()
         error = ExitReason.EXCEPTION.detailed(last)
-    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=error,
-                         events=list(sink.events) if sink else [])
+    events = list(sink.events) if sink else []
+    used = AgentResult.from_events(ExitReason.EXCEPTION, events)
+    return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=error, events=events,
+                         steps=used.steps, tokens_in=used.tokens_in, tokens_out=used.tokens_out,
+                         model_time=ModelTotals.of(events))
 
 
 def result_base(run_id: str, iteration: int, task: Task, split: Split, attempt: int,
@@ -168,18 +178,53 @@ def bound_to_rollout(client: Model, base: dict) -> Model:
 
 
 def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
-            *, sandbox_factory: SandboxFactory, rollout_timeout: float | None) -> RolloutResult:
-    """One rollout that never raises: a failure inside it is an infra_error result."""
+            *, sandbox_factory: SandboxFactory, rollout_timeout: float | None,
+            keep_left: bool = False) -> RolloutResult:
+    """One rollout that never raises: a failure inside it is an infra_error result. One that
+    ends infra_error is run again, up to INFRA_RERUNS times (an infra error is left out of pass
+    rates, so a harness must not be able to earn one cheaply); the result kept is the last, with
+    a note of each earlier try. A model server that did not answer is not run again here: the
+    phase sets such rollouts aside and stops (evolve/rollouts.py). `keep_left`: the result
+    carries what the agent left, captured before the verifier ran (kept when the verifier fails
+    too, so whether it is there says nothing about the verifier)."""
     start = time.monotonic()
+    earlier: list[RolloutResult] = []
+    while True:
+        result = _try_once(harness, model, task, base, sandbox_factory, rollout_timeout,
+                           keep_left)
+        if (result.outcome != Outcome.INFRA_ERROR or len(earlier) == INFRA_RERUNS
+                or result.exit_reason == ExitReason.MODEL_UNAVAILABLE):
+            break
+        earlier.append(result)
+    return result.model_copy(update={"duration_s": time.monotonic() - start,
+                                     "events": result.events + _rerun_notes(result, earlier)})
+
+
+def _try_once(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
+              sandbox_factory: SandboxFactory, rollout_timeout: float | None,
+              keep_left: bool) -> RolloutResult:
     sink = ListSink()
+    left: list[LeftBehind] = []
     try:
         client = bound_to_rollout(model if hasattr(model, "chat") else model(), base)
         base = {**base, "model": getattr(client, "name", "")}
         result = run_one(harness, client, task, sandbox_factory,
-                         _deadline(harness, task, rollout_timeout), base, sink)
+                         _deadline(harness, task, rollout_timeout), base, sink,
+                         left.append if keep_left else None)
     except Exception as error:  # one broken rollout is data, not the end of the run
         result = infra_error(base, error, sink)
-    return result.model_copy(update={"duration_s": time.monotonic() - start})
+    return result.model_copy(update={"left": left[0] if left else None})
+
+
+def _rerun_notes(result: RolloutResult, earlier: list[RolloutResult]) -> list[Event]:
+    """One note per try that ended infra_error before the kept one: why, and how far it got."""
+    seq = max((e.seq for e in result.events), default=-1) + 1
+    return [Event(seq=seq + n, kind="note", name="infra_rerun",
+                  content=f"try {n + 1} ended infra_error ({r.exit_reason[:300]}) after "
+                          f"{len(r.events)} events; the rollout was run again",
+                  data={"try": n + 1, "exit_reason": r.exit_reason[:300],
+                        "events": len(r.events), "steps": r.steps})
+            for n, r in enumerate(earlier)]
 
 
 def in_pool(items: Sequence[T], work: Callable[[T], RolloutResult], workers: int
@@ -211,13 +256,15 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
                  workers: int = 1, rollout_timeout: float | None = None,
                  skip: set[str] | frozenset[str] = frozenset(),
                  sandbox_factory: SandboxFactory | None = None,
-                 progress: Callable[[RolloutResult], None] | None = None) -> list[Path]:
+                 progress: Callable[[RolloutResult], None] | None = None,
+                 keep_left: bool = False) -> list[Path]:
     """Run every planned rollout not in `skip` on one loaded harness in this process; returns the
     result files written, in plan order.
 
     `model` is one shared client or a factory called once per rollout (for clients that are not
     thread-safe). `plan` overrides `tasks` x `attempts` (e.g. extra attempts of one task).
-    `sandbox_factory` defaults to bubblewrap (refused when it is not installed)."""
+    `sandbox_factory` defaults to bubblewrap (refused when it is not installed); `keep_left` as
+    for `rollout`."""
     factory = sandbox_factory or require_sandbox()
     todo = [p for p in (plan or plan_rollouts(tasks, attempts))
             if rollout_id(iteration, p[0].id, p[2]) not in skip]
@@ -226,7 +273,7 @@ def run_rollouts(harness: LoadedHarness, harness_commit: str, tasks: Sequence[tu
         task, split, attempt = item
         base = result_base(run_id, iteration, task, split, attempt, harness_commit)
         return rollout(harness, model, task, base, sandbox_factory=factory,
-                       rollout_timeout=rollout_timeout)
+                       rollout_timeout=rollout_timeout, keep_left=keep_left)
 
     written = write_results(in_pool(todo, work, workers), out_dir, progress)
     return [written[rollout_id(iteration, task.id, attempt)] for task, _, attempt in todo]

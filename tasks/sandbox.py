@@ -1,9 +1,11 @@
 """Where task commands run: a bubblewrap sandbox per rollout (the task's files writable at /app,
-the system read-only, a private network namespace, own PID namespace, a fresh /tmp per command,
-a cgroup and rlimits, a disk watchdog, capped output, group kill on timeout). What runs in it
-(agent tools, verifier, oracle) is decided by its callers."""
+on a size-capped volume of its own as root, the system read-only, a private network namespace,
+own PID namespace, a fresh /tmp per command, a cgroup and rlimits, a disk watchdog where no
+volume caps, capped output, group kill on timeout), and bwrap's own report of whether it started
+each command. What runs in it (agent tools, verifier, oracle) is decided by its callers."""
 from __future__ import annotations
 
+import json
 import os
 import random
 import resource
@@ -17,9 +19,11 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.environment import ExecResult
 from tasks.capture import Hooks, run_capped
-from tasks.limits import Cgroup, Limits, cpu_set, disk_usage, rlimits
+from tasks.host_files import chown_tree, copy_tree, remove_tree, tree_size
+from tasks.limits import Cgroup, Limits, cpu_set, disk_watchdog, rlimits
 from tasks.network import DNS, UserNetwork, require_slirp
 from tasks.task import Task
+from tasks.volume import Volume
 
 APP = "/app"
 HARNESS = "/harness"
@@ -32,6 +36,46 @@ _TOP = ["bin", "sbin", "lib", "lib32", "lib64"]
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
 
 __all__ = ["APP", "HARNESS", "BwrapSandbox", "Limits", "Mount", "copy_task_files", "task_limits"]
+
+
+class LaunchStatus:
+    """bwrap's own report on a pipe (--json-status-fd): it writes the command's exit code only
+    once it has started the command, so its absence, not any text the command can print, tells
+    that the sandbox failed to start (a mount it could not make, a missing binary)."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+
+    def bwrap_args(self) -> list[str]:
+        return ["--json-status-fd", str(self.fd)]
+
+    def started(self) -> None:
+        """After bwrap started: it holds the write end now."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def exit_code(self) -> int | None:
+        """The command's exit code as bwrap reported it; None when it never started it."""
+        data = b""
+        try:
+            while chunk := os.read(self.read_fd, 65536):
+                data += chunk
+        except BlockingIOError:
+            pass  # whatever bwrap wrote before it exited is in the pipe already
+        for line in data.decode(errors="replace").splitlines():
+            try:
+                report = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(report, dict) and isinstance(report.get("exit-code"), int):
+                return report["exit-code"]
+        return None
+
+    def close(self) -> None:
+        self.started()
+        os.close(self.read_fd)
 
 
 class Mount(BaseModel):
@@ -79,13 +123,16 @@ class BwrapSandbox:
 
     As root the commands run as a fresh unprivileged uid (RLIMIT_NPROC does not apply to root,
     and a per-sandbox uid makes the process limit and the files this sandbox's own), each command
-    in a cgroup of its own. `handover` gives the same /app to a new identity (the verifier)."""
+    in a cgroup of its own. `handover` gives the same /app to a new identity (the verifier).
+    `volume`: the size-capped filesystem /app lives on (volume.py), else the watchdog caps it."""
 
     def __init__(self, app_dir: Path, *, harness_dir: Path | None = None,
                  allow_internet: bool = False, limits: Limits = Limits(),
-                 agent_user: str | int | None = None, owns_app: bool = True) -> None:
+                 agent_user: str | int | None = None, owns_app: bool = True,
+                 volume: Volume | None = None) -> None:
         self.app_dir = Path(app_dir)
-        self.owns_app = owns_app  # close() deletes it
+        self.owns_app = owns_app  # close() deletes it (and its volume)
+        self.volume = volume
         self.harness_dir = harness_dir
         self.allow_internet = allow_internet
         self.slirp = require_slirp() if allow_internet else None
@@ -99,17 +146,61 @@ class BwrapSandbox:
     @classmethod
     def for_task(cls, task: Task, *, harness_dir: Path | None = None,
                  limits: Limits | None = None) -> "BwrapSandbox":
-        """A fresh copy of the task's environment/ (minus the Dockerfile) as /app."""
-        return cls(copy_task_files(task), harness_dir=harness_dir,
-                   allow_internet=task.config.environment.allow_internet,
-                   agent_user=task.config.agent.user, limits=limits or task_limits(task))
+        """A fresh copy of the task's environment/ (minus the Dockerfile) as /app, on a volume
+        of its own where this machine can mount one."""
+        limits = limits or task_limits(task)
+        source = task.environment_dir
+        volume = Volume.create(limits, holds=tree_size(source) if source.is_dir() else (0, 0)) \
+            if privileged() else None
+        try:
+            app = copy_task_files(task, into=volume.app if volume else None)
+            if volume is not None:
+                volume.seal()
+            return cls(app, harness_dir=harness_dir,
+                       allow_internet=task.config.environment.allow_internet,
+                       agent_user=task.config.agent.user, limits=limits, volume=volume)
+        except BaseException:
+            if volume is not None:
+                volume.close()
+            raise
+
+    def fresh_copy(self, task: Task) -> Path:
+        """A new private copy of the task's /app as it starts (a separate verifier's)."""
+        return copy_task_files(task)
 
     def handover(self, app_dir: Path) -> "BwrapSandbox":
         """A sandbox with the same limits and network over `app_dir` for a new user (a fresh uid
-        as root): nothing this sandbox's user left running can touch it, or run in it."""
+        as root): nothing this sandbox's user left running can touch it, or run in it. The same
+        /app keeps its volume; another one (a separate verifier's) moves onto a volume of its own
+        when this sandbox has one. UnusableFiles when the files cannot be handed over."""
         self.kill_leftovers()
-        return BwrapSandbox(app_dir, allow_internet=self.allow_internet, limits=self.limits,
-                            owns_app=Path(app_dir) != self.app_dir)
+        if Path(app_dir) == self.app_dir:
+            return BwrapSandbox(app_dir, allow_internet=self.allow_internet, limits=self.limits,
+                                owns_app=False, volume=self.volume)
+        volume = self._volume_for(Path(app_dir)) if self.volume is not None else None
+        try:
+            return BwrapSandbox(volume.app if volume else app_dir,
+                                allow_internet=self.allow_internet, limits=self.limits,
+                                volume=volume)
+        except BaseException:
+            if volume is not None:
+                volume.close()
+            raise
+
+    def _volume_for(self, app_dir: Path) -> Volume | None:
+        """`app_dir`'s files moved onto a new volume (None, and left where they are, where none
+        can be made)."""
+        volume = Volume.create(self.limits, holds=tree_size(app_dir))
+        if volume is None:
+            return None
+        try:
+            copy_tree(app_dir, volume.app)
+            volume.seal()
+        except BaseException:
+            volume.close()
+            raise
+        remove_tree(app_dir)
+        return volume
 
     def _etc_files(self, agent_user: str | int | None) -> dict[str, Path]:
         texts: dict[str, str] = {}
@@ -131,11 +222,9 @@ class BwrapSandbox:
         return files
 
     def _chown(self, path: Path) -> None:
-        if not self.root:
-            return
-        for root, dirs, files in os.walk(path):
-            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
-                os.lchown(name, self.uid, self.uid)
+        """Give `path`'s tree (links themselves, never what they point at) to this sandbox's uid."""
+        if self.root:
+            chown_tree(path, self.uid)
 
     def writable_dir(self, name: str) -> Path:
         """A fresh host directory the sandbox's user may write (e.g. /logs/verifier)."""
@@ -144,7 +233,7 @@ class BwrapSandbox:
         return path
 
     def _argv(self, command: list[str], mounts: list[Mount], env: dict[str, str],
-              network: UserNetwork | None) -> list[str]:
+              network: UserNetwork | None, status: LaunchStatus) -> list[str]:
         python_dirs = sorted({sys.prefix, sys.base_prefix})
         # /tmp is memory: half the sandbox's, as the kernel gives a tmpfs half the RAM, so a full
         # /tmp leaves the processes room (the cgroup counts both).
@@ -165,7 +254,7 @@ class BwrapSandbox:
                 "PATH": f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"}
         args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
                  "--unshare-net", "--hostname", "sandbox", "--die-with-parent", "--new-session",
-                 "--chdir", APP, "--clearenv", *_env_args({**base, **env})]
+                 "--chdir", APP, "--clearenv", *_env_args({**base, **env}), *status.bwrap_args()]
         if network is not None:
             args += network.bwrap_args()
         if self.root:
@@ -192,17 +281,13 @@ class BwrapSandbox:
         return apply
 
     def _disk_watchdog(self, mounts: list[Mount]):
-        """Kills a command that takes /app (and other writable mounts) past the storage cap or
-        the file-count cap; one that frees space is left alone."""
-        paths = [self.app_dir, *(m.source for m in mounts if m.writable)]
-        cap, most = self.limits.storage_mb << 20, self.limits.max_files
-        start_bytes, start_files = disk_usage(paths, most)
-
-        def check() -> str:
-            used, files = disk_usage(paths, most)
-            grew = (used > cap and used > start_bytes) or (files > most and files > start_files)
-            return "disk_limit" if grew else ""
-        return check
+        """Kills a command that takes the writable directories no volume caps (/app without one,
+        /logs/verifier) past the storage cap or the file-count cap, counting files its processes
+        hold open after deleting them; one that frees space is left alone."""
+        paths = [m.source for m in mounts if m.writable]
+        if self.volume is None:
+            paths.insert(0, self.app_dir)
+        return disk_watchdog(paths, self.limits)
 
     def exec(self, command: str, *, timeout: float, stdin: str = "",
              mounts: list[Mount] | None = None, env: dict[str, str] | None = None) -> ExecResult:
@@ -220,21 +305,30 @@ class BwrapSandbox:
         mounts = mounts or []
         network = UserNetwork(self.slirp, user_namespace=not self.root) if self.slirp else None
         cgroup = Cgroup.create(self.limits) if self.root else None
-        hooks = Hooks(env=BWRAP_ENV, watchdog=self._disk_watchdog(mounts),
-                      pass_fds=network.child_fds if network else (),
-                      started=network.attach if network else None)
+        status = LaunchStatus()
+
+        def started() -> None:
+            status.started()
+            if network is not None:
+                network.attach()
+        hooks = Hooks(env=BWRAP_ENV, watchdog=self._disk_watchdog(mounts), started=started,
+                      pass_fds=(status.fd, *(network.child_fds if network else ())))
         try:
-            result = run_capped(self._argv(argv, mounts, env or {}, network), stdin=stdin,
-                                timeout=timeout, limits=self.limits,
+            result = run_capped(self._argv(argv, mounts, env or {}, network, status),
+                                stdin=stdin, timeout=timeout, limits=self.limits,
                                 preexec=self._preexec(cgroup), hooks=hooks)
             out_of_memory = cgroup is not None and cgroup.oom_kills() > 0
+            never_started = status.exit_code() is None
         finally:
+            status.close()
             if network is not None:
                 network.close()
             if cgroup is not None:
                 cgroup.remove()  # kills what is left in it first
         self.kill_leftovers()
-        if result.exit_reason == "exited" and result.output.startswith("bwrap: "):
+        # bwrap alone says whether it failed: an exit of its own that reports no command started
+        # (whatever the output says; the command can print anything, "bwrap: ..." included).
+        if result.exit_reason == "exited" and never_started:
             return result.model_copy(update={"exit_reason": "sandbox_error"})
         if out_of_memory:
             return result.model_copy(update={"exit_reason": "memory_limit"})
@@ -258,8 +352,10 @@ class BwrapSandbox:
     def close(self) -> None:
         """Kill what is left and delete the sandbox's files."""
         self.kill_leftovers()
-        if self.owns_app:
-            shutil.rmtree(self.app_dir, ignore_errors=True)
+        if self.owns_app and self.volume is not None:
+            self.volume.close()
+        elif self.owns_app:
+            remove_tree(self.app_dir)
         if self.private is not None:
             shutil.rmtree(self.private, ignore_errors=True)
 
@@ -270,9 +366,10 @@ def task_limits(task: Task) -> Limits:
     return Limits(memory_mb=env.memory_mb, storage_mb=env.storage_mb, cpus=env.cpus)
 
 
-def copy_task_files(task: Task) -> Path:
-    """A private writable copy of environment/ without the Dockerfile: the task's /app."""
-    app = Path(tempfile.mkdtemp(prefix=f"evo-app-{task.id}-"))
+def copy_task_files(task: Task, into: Path | None = None) -> Path:
+    """A private writable copy of environment/ without the Dockerfile: the task's /app (`into`, an
+    empty directory, or a new one)."""
+    app = into or Path(tempfile.mkdtemp(prefix=f"evo-app-{task.id}-"))
     if task.environment_dir.is_dir():
         shutil.copytree(task.environment_dir, app, dirs_exist_ok=True, symlinks=True,
                         ignore=shutil.ignore_patterns("Dockerfile", ".dockerignore"))

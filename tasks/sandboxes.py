@@ -1,6 +1,7 @@
 """The Sandbox protocol: what a rollout's sandbox offers its callers (the runner, the verifier, task
-checks). BwrapSandbox (sandbox.py) is the default implementation, UnsafeHostSandbox (unsafe.py)
-the explicit no-isolation one; choosing between them is unsafe.require_sandbox's job."""
+checks). BwrapSandbox (sandbox.py) runs tasks on this host, ContainerSandbox (container.py) in
+their own image, UnsafeHostSandbox (unsafe.py) is the explicit no-isolation one; choosing between
+them is environments.py's (and unsafe.require_sandbox's, for the host)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,6 +16,12 @@ class Sandbox(Protocol):
     """One rollout's private copy of a task's files (/app), used for many commands."""
 
     app_dir: Path  # the host directory that is /app
+
+    def fresh_copy(self, task: Task) -> Path:
+        """A new private copy of `task`'s /app as it starts: what a separate verifier's
+        artifacts are copied over (environment/ for bubblewrap, the image's /app for a
+        container)."""
+        ...
 
     def handover(self, app_dir: Path) -> Sandbox:
         """A sandbox of the same kind over `app_dir` as a new identity: the verifier's."""

@@ -145,6 +145,9 @@ class Task(BaseModel):
     config: TaskConfig
     instruction: str
     workdir: str = "/app"
+    # Where its suite.toml says the suite's tasks run under the `auto` environment ("" for not
+    # said): "host" for tasks made for this machine, "container" for tasks that need their image.
+    suite_environment: Literal["", "host", "container"] = ""
 
     @property
     def environment_dir(self) -> Path:
@@ -235,7 +238,22 @@ def load_task(path: str | Path) -> Task:
     if workdir != "/app":
         raise ValidationFailed(f"task {root}", [EvoError(
             "the local sandbox runs tasks in /app", file=dockerfile, field="WORKDIR", value=workdir)])
-    return Task(id=root.name, root=root, config=config, instruction=instruction, workdir=workdir)
+    return Task(id=root.name, root=root, config=config, instruction=instruction, workdir=workdir,
+                suite_environment=_suite_environment(root.parent / "suite.toml"))
+
+
+def _suite_environment(path: Path) -> str:
+    """suite.toml's `environment` (host or container), "" when the file or the key is absent."""
+    if not path.is_file():
+        return ""
+    try:
+        value = tomllib.loads(path.read_text()).get("environment", "")
+    except tomllib.TOMLDecodeError as error:
+        raise EvoError(f"not valid TOML: {error}", file=path) from None
+    if value not in ("", "host", "container"):
+        raise EvoError("must be \"host\" or \"container\"", file=path, field="environment",
+                       value=value)
+    return value
 
 
 class TaskSplit(BaseModel):

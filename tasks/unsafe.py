@@ -44,6 +44,9 @@ class UnsafeHostSandbox:
         return cls(copy_task_files(task), harness_dir=harness_dir,
                    limits=limits or task_limits(task))
 
+    def fresh_copy(self, task: Task) -> Path:
+        return copy_task_files(task)
+
     def handover(self, app_dir: Path) -> "UnsafeHostSandbox":
         """The same kind of sandbox over `app_dir` (no new identity to give: it is the host's)."""
         return UnsafeHostSandbox(app_dir, limits=self.limits, owns_app=Path(app_dir) != self.app_dir)

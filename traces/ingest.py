@@ -133,7 +133,8 @@ def _read(path: Path) -> tuple[pa.Table, pa.Table]:
 
 
 def _rollout_table(result: RolloutResult) -> pa.Table:
-    row = result.model_dump(exclude={"events", "model_time"}) | result.model_time.model_dump()
+    row = (result.model_dump(exclude={"events", "model_time", "left"})
+           | result.model_time.model_dump())
     return pa.Table.from_pylist([row], schema=ROLLOUT_SCHEMA)
 
 

@@ -60,6 +60,18 @@ def pass_counts(
     return {task: PassCount(passes, n) for task, passes, n in rows}
 
 
+def infra_errors(con: duckdb.DuckDBPyConnection, run_id: str, iteration: int
+                 ) -> tuple[int, int]:
+    """(infra errors, rollouts) of the iteration's evaluation: what pass_counts leaves out, and
+    out of how many."""
+    errors, total = con.execute(
+        f"SELECT count(*) FILTER (WHERE NOT {SCORED}), count(*) FROM rollouts "
+        f"WHERE run_id = ? AND iteration = ? AND {EVALUATION}",
+        [run_id, iteration],
+    ).fetchone()
+    return errors, total
+
+
 def evaluated_counts(con: duckdb.DuckDBPyConnection, run_id: str
                      ) -> list[tuple[str, str, int, int]]:
     """(harness_commit, task_id, passes, scored) over every evaluation of the run, train tasks
@@ -104,6 +116,35 @@ def iteration_totals(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Iterat
     ).fetchall()
     fields = IterationTotals.model_fields
     return [IterationTotals(**dict(zip(fields, row))) for row in rows]
+
+
+class RunSpend(NamedTuple):
+    rollouts: int  # every rollout of the run: evaluations (train and held-out) and trials
+    train_rollouts: int  # those on train tasks (evaluations and trials), infra errors included
+    tokens: int  # the rollouts' tokens, in and out
+
+
+def run_spend(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSpend:
+    """What the run's rollouts cost, infra errors included (they took their time too)."""
+    row = con.execute(
+        "SELECT count(*), count(*) FILTER (WHERE split = 'train'), "
+        "coalesce(sum(tokens_in + tokens_out), 0) FROM rollouts WHERE run_id = ?",
+        [run_id],
+    ).fetchone()
+    return RunSpend(*row)
+
+
+def rollout_counts(con: duckdb.DuckDBPyConnection, run_id: str, rollout_ids: list[str]
+                   ) -> dict[str, PassCount]:
+    """{task_id: (passes, n)} over exactly these rollouts, scored as pass_counts scores an
+    evaluation's; a task whose every one of them was an infra_error is left out."""
+    rows = con.execute(
+        f"SELECT task_id, {PASSED}, count(*) FROM rollouts "
+        f"WHERE run_id = ? AND list_contains(?, rollout_id) AND {SCORED} "
+        "GROUP BY task_id ORDER BY task_id",
+        [run_id, rollout_ids],
+    ).fetchall()
+    return {task: PassCount(passes, n) for task, passes, n in rows}
 
 
 class ModelTimeTotals(BaseModel):

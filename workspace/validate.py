@@ -245,6 +245,20 @@ def _check_middleware(root: Path, name: str, problems: _Problems) -> None:
     if not defined & MIDDLEWARE_HOOKS:
         problems.add(rel, "hooks", "defines none of the middleware hooks",
                      hint=f"define at least one of {sorted(MIDDLEWARE_HOOKS)}")
+    elif not any(_is_main_guard(node) for node in module.body):
+        # Each hook call runs the file as a script: without the runner nothing calls the hook,
+        # and the middleware silently does nothing.
+        problems.add(rel, "runner", "has no `if __name__ == \"__main__\":` runner, so its hooks "
+                     "never run", hint="end the file with the runner of agent/middleware.py's "
+                     "contract (the evolve agent's `skeleton` tool writes one)")
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__" and len(test.comparators) == 1
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
 
 
 def _load_skill(root: Path, name: str, problems: _Problems) -> SkillDoc | None:

@@ -75,7 +75,9 @@ def native_call(tool: str, call_id: str = "call_1", **arguments: object) -> Mode
 
 class ScriptReply(BaseModel):
     """One reply: a tool call, the shell tool running the instruction's `RUN:` line, verbatim
-    text, or a model error; `wait_s` first holds the conversation there (a test's kill point)."""
+    text, text quoted from the conversation's last message (`quote`: a regular expression, dot
+    matching newlines; the reply is its first group, or the whole match, or "" when it does not
+    match), or a model error; `wait_s` first holds the conversation there (a test's kill point)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -83,30 +85,53 @@ class ScriptReply(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     run_line: bool = False
     text: str | None = None
+    quote: str | None = None
     error: ErrorKind | None = None
     wait_s: float = Field(0.0, ge=0)
 
     @model_validator(mode="after")
     def _one_kind(self) -> ScriptReply:
-        kinds = [self.tool is not None, self.run_line, self.text is not None, self.error is not None]
+        kinds = [self.tool is not None, self.run_line, self.text is not None,
+                 self.quote is not None, self.error is not None]
         if sum(kinds) != 1:
-            raise ValueError("give exactly one of tool, run_line, text, error")
+            raise ValueError("give exactly one of tool, run_line, text, quote, error")
+        _check_pattern(self.quote, "quote")
         return self
 
 
+def _check_pattern(pattern: str | None, name: str) -> None:
+    """A bad pattern is the script's error, named when it loads."""
+    if pattern is not None:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ValueError(f"{name} is not a regular expression: {error}") from None
+
+
 class When(BaseModel):
-    """Conditions on the conversation, all of which must hold (none: always)."""
+    """Conditions on the conversation, all of which must hold (none: always). `rollout_matches`:
+    a regular expression searched in the key of the rollout the model is bound to ("RUN/ROLLOUT",
+    e.g. "exam-it000-1a2b3c4d/it003-write-gamma-a05"): outcomes that differ by attempt, without
+    a coin."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     system_has: list[str] = Field(default_factory=list)
     system_lacks: list[str] = Field(default_factory=list)
     instruction_has: list[str] = Field(default_factory=list)
+    rollout_matches: str | None = None
 
-    def holds(self, system: str, instruction: str) -> bool:
+    @model_validator(mode="after")
+    def _pattern(self) -> When:
+        _check_pattern(self.rollout_matches, "rollout_matches")
+        return self
+
+    def holds(self, system: str, instruction: str, rollout: str = "") -> bool:
         return (all(s in system for s in self.system_has)
                 and not any(s in system for s in self.system_lacks)
-                and all(s in instruction for s in self.instruction_has))
+                and all(s in instruction for s in self.instruction_has)
+                and (self.rollout_matches is None
+                     or re.search(self.rollout_matches, rollout) is not None))
 
 
 class Rule(BaseModel):
@@ -157,7 +182,8 @@ class RuleModel:
         system = next((m.content for m in messages if m.role == "system"), "")
         instruction = next((m.content for m in messages if m.role == "user"), "")
         rule = next((r for i, r in enumerate(self.script.rules)
-                     if r.when.holds(system, instruction) and self._answers(i, r)), None)
+                     if r.when.holds(system, instruction, self.rollout)
+                     and self._answers(i, r)), None)
         turn = sum(m.role == "assistant" for m in messages)
         reply = rule.replies[turn] if rule and turn < len(rule.replies) else DONE
         time.sleep(self.script.latency_s + reply.wait_s)
@@ -166,7 +192,9 @@ class RuleModel:
                              value=self.name)
         tool, arguments = _action(reply, instruction)
         prompt_chars = sum(len(m.content) for m in messages)
-        if tool is None:
+        if reply.quote is not None:
+            content, calls = _quoted(reply.quote, messages[-1].content if messages else ""), []
+        elif tool is None:
             content, calls = reply.text or "", []
         elif tools is not None:  # the native action format: a tool call, no text
             content, calls = "", [ToolCall(id=f"call_{turn}", name=tool, arguments=arguments)]
@@ -184,6 +212,13 @@ def _action(reply: ScriptReply, instruction: str) -> tuple[str | None, dict[str,
     if found is None:
         return DONE.tool, {"summary": "scripted: the instruction has no RUN line"}
     return "shell", {"command": found.group(1)}
+
+
+def _quoted(pattern: str, text: str) -> str:
+    found = re.search(pattern, text, re.DOTALL)
+    if found is None:
+        return ""
+    return found.group(1) if found.re.groups else found.group(0)
 
 
 def script_file(source: str) -> Path | None:

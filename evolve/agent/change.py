@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from workspace.spec import ToolSpec
 
 from .lessons import Lesson, restated, rule_lines
 from .tidy import COMPONENTS, EDIT_KEYS, LIBRARY_KEY, MANIFEST_KEYS, tidy_change
+from .tools import LibraryOffer
 
 LIBRARY_TRAILER = "Library-Entry"  # on a change that applies an improvement-library entry
 REFUSALS = 3  # refused calls in a row that end the session; the one before it gets a corrective turn
@@ -88,8 +89,9 @@ def change_spec(known_tasks: list[str], offered: list[str] = ()) -> ToolSpec:
             "expected_delta": {"type": "number", "description": "pass-rate points, e.g. 5"},
             **({LIBRARY_KEY: {"type": "string", "enum": offered,
                               "description": "the improvement-library entry this change "
-                                             "applies, if any"}} if offered else {}),
-        }, required=list(MANIFEST_KEYS) + ["edits"]),
+                                             "applies, if any: its edits are applied, leave "
+                                             "edits out"}} if offered else {}),
+        }, required=list(MANIFEST_KEYS) + ([] if offered else ["edits"])),
     )
 
 
@@ -99,10 +101,10 @@ class ChangeTool:
 
     def __init__(self, repo: HarnessRepo, *, run_id: str, iteration: int, known_tasks: list[str],
                  max_changes: int, tried: list[Lesson] = (),
-                 offered: frozenset[str] = frozenset(),
+                 offered: Mapping[str, LibraryOffer] | None = None,
                  harness_rules: Callable[[], list[str]] | None = None) -> None:
         self.repo = repo
-        self.offered = offered  # ids of the library entries this session was shown
+        self.offered = dict(offered or {})  # the library entries this session was shown, by id
         self.run_id = run_id
         self.iteration = iteration
         self.known_tasks = known_tasks
@@ -119,8 +121,9 @@ class ChangeTool:
         if len(self.entries) >= self.max_changes:
             return refused("permanent", f"the limit of {self.max_changes} change(s) this iteration "
                            "is reached", "finish with done")
+        arguments, from_entry = self._from_entry(arguments)
         tidied = tidy_change(arguments, self.known_tasks)
-        read_as = "".join(f"\n(read as meant: {note})" for note in tidied.notes)
+        read_as = "".join(f"\n(read as meant: {note})" for note in [*from_entry, *tidied.notes])
         # The manifest and the edits are checked together, so one refusal names every problem.
         draft, manifest_problems = _attempt(self._draft, tidied.manifest)
         manifest_problems += self._library_problems(tidied.library_entry)
@@ -176,6 +179,28 @@ class ChangeTool:
         raise EditRefused("the change", [EvoError(
             problem, field="edits", hint="find a different root cause or a different fix")
             for problem in problems])
+
+    def _from_entry(self, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """A call naming an offered entry that has recorded edits gets exactly those edits and the
+        entry's component (so the entry's record is about one thing), and the entry's root cause,
+        fix and evidence where it leaves them out; the notes say what was taken."""
+        applies = arguments.get(LIBRARY_KEY)
+        offer = self.offered.get(str(applies).strip()) if applies else None
+        if offer is None or not offer.edits:
+            return arguments, []
+        filled = {key: value for key, value in arguments.items() if key not in EDIT_KEYS}
+        filled["edits"] = [dict(edit) for edit in offer.edits]
+        filled["component"] = offer.component or arguments.get("component")
+        notes = [f"the edits of library entry {offer.entry_id} were applied as they are"
+                 + (" (the edits sent were left out: to change an entry, send your own edits "
+                    "without library_entry)" if any(k in arguments for k in EDIT_KEYS) else "")]
+        defaults = {"root_cause": offer.root_cause, "targeted_fix": offer.targeted_fix,
+                    "failure_evidence": [{"task_id": t} for t in offer.tasks[:3]]}
+        for key, value in defaults.items():
+            if not arguments.get(key) and value:
+                filled[key] = value
+                notes.append(f"{key} missing: taken from library entry {offer.entry_id}")
+        return filled, notes
 
     def _library_problems(self, applies: str | None) -> list[EvoError]:
         if applies is None or applies in self.offered:

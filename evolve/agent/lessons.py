@@ -111,13 +111,18 @@ def tried_lessons(records: Sequence[ChangeRecord], repo: HarnessRepo) -> list[Le
 
 
 def added_text(repo: HarnessRepo, commit: str) -> str:
-    """The prose lines a commit added (its rule), joined; '' when it added none or is gone."""
+    """The prose lines a commit added to .md/.j2 files (its rule), joined; '' when it added none
+    (a middleware or tool change: its code is no rule) or is gone."""
     try:
         diff = repo.diff(f"{commit}^", commit)
     except (git.GitCommandError, EvoError):  # a commit lost to a hand edit: no text to show
         return ""
-    added = [line[1:] for line in diff.splitlines()
-             if line.startswith("+") and not line.startswith("+++")]
+    added, prose = [], False
+    for line in diff.splitlines():
+        if line.startswith("+++"):
+            prose = line.endswith((".md", ".j2"))
+        elif line.startswith("+") and prose:
+            added.append(line[1:])
     return " ".join(rule_lines("\n".join(added)))
 
 

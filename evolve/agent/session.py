@@ -26,6 +26,7 @@ from workspace.repo import HarnessRepo
 from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
 from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, change_spec
+from .components import skeleton_tool
 from .lessons import harness_rules, lessons_markdown, same_lesson, tried_lessons
 from .tools import LibraryOffer, SqlHandler, evidence_tool, library_tool, workspace_tools
 
@@ -173,9 +174,20 @@ class Guide:
         if _is_overview(name, arguments):
             example = (f'read_evidence {{"path": "{self.example_rollout}"}}'
                        if self.example_rollout else "read_evidence on one of its rollouts")
+            entries = (f"; or, if an improvement-library entry in the prompt answers it, read "
+                       f'it, e.g. library {{"entry": "{next(iter(self.changes.offered))}"}}'
+                       if self.changes.offered else "")
             return (f"next: pick the failure pattern with the most rollouts and see what the agent "
-                    f"did there, e.g. {example}; then call change")
-        if name in ("read_evidence", "read_file", "sql", "list_files", "library"):
+                    f"did there, e.g. {example}; then call change{entries}")
+        if name == "library":
+            return (f'next: to apply it, call change with "library_entry": '
+                    f'"{arguments.get("entry", "<id>")}", the tasks it should fix in '
+                    "predicted_fixes and the failure_evidence you saw (its edits are applied as "
+                    "they are), or call done with the specific reason there is no change")
+        if name == "skeleton":
+            return ("next: write the body of the skeleton's file, then call change with those "
+                    "edits and the manifest fields")
+        if name in ("read_evidence", "read_file", "sql", "list_files"):
             return ("next: call change with the root cause this shows (read_file the harness file "
                     "first if you will replace a section of it), or call done with the specific "
                     "reason there is none")
@@ -218,7 +230,8 @@ def run_evolve_agent(*, repo: HarnessRepo, model: Model, evidence_dir: Path,
     lessons = tried_lessons(tried, repo)
     offered = sorted(offer.entry_id for offer in library)
     changes = ChangeTool(repo, run_id=run_id, iteration=iteration, known_tasks=train_tasks,
-                         max_changes=max_changes, tried=lessons, offered=frozenset(offered),
+                         max_changes=max_changes, tried=lessons,
+                         offered={offer.entry_id: offer for offer in library},
                          harness_rules=lambda: harness_rules(repo))
     finish = Finish(changes)
     sql = SqlHandler(store or db_path, forbidden)
@@ -251,7 +264,8 @@ def _shown_specs(workspace: Path, evidence_dir: Path, train_tasks: list[str],
     """The tools as the model sees them and is decoded under (the strict `change`)."""
     reads = [library_tool(library)[0]] if library else []
     return [*(spec for spec, _ in workspace_tools(workspace)), evidence_tool(evidence_dir)[0],
-            SqlHandler.spec, *reads, change_spec(train_tasks, offered), DONE]
+            SqlHandler.spec, *reads, skeleton_tool(workspace)[0],
+            change_spec(train_tasks, offered), DONE]
 
 
 def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler, changes: ChangeTool,
@@ -259,7 +273,8 @@ def _toolbox(workspace: Path, evidence_dir: Path, sql: SqlHandler, changes: Chan
     registry = ToolRegistry()
     reads = [library_tool(library)] if library else []
     for spec, handler in [*workspace_tools(workspace), evidence_tool(evidence_dir),
-                          (SqlHandler.spec, sql), *reads, (LOOSE_SPEC, changes), (DONE, finish)]:
+                          (SqlHandler.spec, sql), *reads, skeleton_tool(workspace),
+                          (LOOSE_SPEC, changes), (DONE, finish)]:
         registry.add(spec, guide.wrap(spec.name, handler))
     return registry
 

@@ -95,11 +95,18 @@ def evidence_tool(evidence_dir: Path) -> tuple[ToolSpec, Handler]:
 
 
 class LibraryOffer(NamedTuple):
-    """An improvement-library entry shown to the session: its line in the prompt, and its text."""
+    """An improvement-library entry shown to the session: its line in the prompt, its text, and
+    what a `change` naming it takes from it (its edits and component; its cue's root cause and
+    fix, and the tasks where its patterns showed, where the call leaves those out)."""
 
     entry_id: str
     summary: str
     text: str
+    edits: tuple[dict[str, Any], ...] = ()
+    component: str = ""
+    root_cause: str = ""
+    targeted_fix: str = ""
+    tasks: tuple[str, ...] = ()
 
 
 def library_tool(offers: Iterable[LibraryOffer]) -> tuple[ToolSpec, Handler]:

@@ -1,5 +1,5 @@
-"""The `evoharness` command line: one Typer app, one module per noun (harness, tasks, traces,
-manifest, run, report, exam, library). Each module registers its commands and imports a command's machinery only
+"""The `evoharness` command line: one Typer app, one module per noun (harness, tasks, env,
+traces, manifest, run, report, exam, library). Each module registers its commands and imports a command's machinery only
 when that command runs, so the CLI starts fast; this one turns errors into messages."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 
 from evoharness.errors import EvoError
 
-from . import exam, harness, library, manifest, model, report, run, tasks, traces
+from . import env, exam, harness, library, manifest, model, report, run, tasks, traces
 
 app = typer.Typer(
     name="evoharness",
@@ -28,7 +28,7 @@ def _global(
     """evoharness VERB [NOUN] RUN_DIR [options]; see `evoharness VERB --help`."""
 
 
-for module in (harness, model, tasks, traces, manifest, run, report, exam, library):
+for module in (harness, model, tasks, env, traces, manifest, run, report, exam, library):
     module.register(app)
 
 

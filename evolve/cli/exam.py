@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .run import EXECUTOR_HELP, RAY_ADDRESS_HELP, rollout_line, default_model
+from .run import (
+    BASELINE_HELP, ENGINE_HELP, ENVIRONMENT_HELP, EXECUTOR_HELP, PICKS_HELP, RAY_ADDRESS_HELP,
+    default_model, rollout_line,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,22 +25,33 @@ RUN = typer.Argument(..., help="The run directory.")
 
 def exam_cmd(
     run_dir: Path = RUN,
+    exam_baseline: str = typer.Option(None, "--exam-baseline", help=BASELINE_HELP + " Default: "
+                                      "run.yaml's exam.baseline; for this exam only."),
+    exam_picks: int = typer.Option(None, "--exam-picks", help=PICKS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """The final exam: the seed (twice, for the noise floor), the final harness and the best
-    iteration's on the held-out tasks, k rollouts each (run.yaml exam:), paired by task, with
-    confidence intervals. `evolve` runs it when the run stops; this runs it (or finishes a killed
-    one) now, and shows a finished one again without running anything.
+    iteration's on the held-out tasks, k rollouts each (run.yaml exam:), and the matched-budget
+    baseline if asked for, paired by task, with confidence intervals. `evolve` runs it when the
+    run stops; this runs it (or finishes a killed one) now, and shows a finished one again
+    without running anything. Another baseline is another exam.
 
-    Example: evoharness exam runs/demo
+    Example: evoharness exam runs/demo --exam-baseline best-of:8
     """
     from rich.console import Console
 
+    from evolve.config import validate_config
     from evolve.exam import examine, require_exam
     from evolve.run import open_run
 
     console = Console(stderr=as_json, soft_wrap=True)
     with open_run(run_dir, command="exam", say=console.print) as run:
+        chosen = {key: value for key, value in [("baseline", exam_baseline),
+                                                 ("picks", exam_picks)] if value is not None}
+        if chosen:  # validated as run.yaml is, so a bad value names the field
+            exam = run.config.exam.model_dump() | chosen
+            run.config = validate_config(run.config.model_dump() | {"exam": exam},
+                                         run.paths.config)
         record = require_exam(examine(run, console.print, rollout_line(console)), run)
     if as_json:
         typer.echo(record.model_dump_json(indent=2))
@@ -56,9 +70,14 @@ def show_exam(record: ExamRecord, console: Console) -> None:
                   title=f"final exam {record.exam_id} (model {record.model}, k={record.k})")
     for task, counts in record.per_task().items():
         table.add_row(task, *[str(counts[n]) if n in counts else "-" for n in names])
+    infra = {record.noise_floor.a: record.noise_floor.a_infra,
+             record.noise_floor.b: record.noise_floor.b_infra,
+             **{c.b: c.b_infra for c in record.comparisons}}
+    table.add_row("infra errors", *[str(infra[n]) if n in infra else "-" for n in names])
     console.print(table)
-    console.print(f"{METHOD}; {record.confidence:.0%} family-wise over the comparisons with the "
-                  "seed (Bonferroni), the seed's two runs pooled", markup=False, highlight=False)
+    console.print(f"{METHOD}; {record.confidence:.0%} family-wise over the "
+                  f"{len(record.comparisons)} comparisons (Bonferroni), the seed's two runs "
+                  "pooled", markup=False, highlight=False)
     for line in record.lines():
         console.print(f"  {line}", markup=False, highlight=False)
 
@@ -80,6 +99,8 @@ def eval_cmd(
     ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox",
                                            help="Run agent commands without bubblewrap."),
+    environment: str = typer.Option("auto", "--environment", help=ENVIRONMENT_HELP),
+    engine: str = typer.Option("auto", "--engine", help=ENGINE_HELP),
 ) -> None:
     """Evaluate harnesses x models x suites, k rollouts per task, into an evaluation directory
     (the run's store format). Run it again to finish a killed one: stored rollouts are not run
@@ -93,6 +114,7 @@ def eval_cmd(
     from evolve.evaluation import EvalDir, run_plan
     from evolve.ledger.lock import RunLock
     from evolve.transfer import plan_eval, resolve_harness, suite_tasks
+    from tasks.environments import settings_for
     from tasks.executor import make_executor
 
     console = Console(soft_wrap=True)
@@ -111,8 +133,10 @@ def eval_cmd(
                 model or [default_model()], suites, k))
         else:
             plan = folder.plan()  # resume the stored plan
+        settings = settings_for(environment, engine, build_logs=folder.root / "builds")
         runner = make_executor(executor, workers=workers, rollout_timeout=rollout_timeout,
-                               unsafe_no_sandbox=unsafe_no_sandbox, ray_address=ray_address)
+                               unsafe_no_sandbox=unsafe_no_sandbox, ray_address=ray_address,
+                               environment=settings)
         ran = run_plan(folder, plan, runner, rollout_line(console))
     finally:
         lock.release()
@@ -157,15 +181,18 @@ def show_transfer(rows: list[TransferRow], console: Console) -> None:
 
     from evolve.compare import METHOD
 
-    table = Table("model", "suite", "A", "B", "tasks", "B - A (points)", "interval", "verdict")
+    table = Table("model", "suite", "A", "B", "tasks", "B - A (points)", "interval",
+                  "infra errors A, B", "verdict")
     for row in rows:
         c = row.comparison
         table.add_row(row.model, row.suite, c.a, c.b, str(c.n),
                       "n/a" if c.mean is None else f"{100 * c.mean:+.1f}",
                       "n/a" if c.lo is None else f"[{100 * c.lo:+.1f}, {100 * c.hi:+.1f}] "
-                      f"({100 * c.confidence:.4g}%)", c.verdict)
+                      f"({100 * c.confidence:.4g}%)", f"{c.a_infra}, {c.b_infra}",
+                      c.verdict + (" (more infra errors)" if c.infra_rose else ""))
     console.print(table)
-    console.print(METHOD, markup=False, highlight=False)
+    console.print(f"{METHOD}; a B with a higher infra-error rate than A is worse",
+                  markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

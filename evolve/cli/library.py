@@ -19,8 +19,9 @@ def add(
                                  "missing; default: the run's, from init --library)."),
 ) -> None:
     """File a run's kept changes as entries (cue, edit, manifest, judgement numbers, model, suite,
-    run), and the outcome (kept or reverted) of every entry the run applied. Filing a run again
-    adds nothing twice; each filing is one git commit in the library.
+    run), and the outcome (kept or reverted) of every entry the run applied: a starter entry's
+    record is kept in this library too (its copy here is what later runs reading it are offered).
+    Filing a run again adds nothing twice; each filing is one git commit in the library.
 
     Example: evoharness library add runs/night1 --library ~/harness-library
     """
@@ -33,7 +34,8 @@ def add(
     root = library or config.library
     if root is None:
         raise EvoError("no library given", field="--library",
-                       hint="name one with --library DIR (or create the run with init --library)")
+                       hint="name one with --library DIR (or create the run with init --library); "
+                            "it keeps where the starter entries the run applied held, too")
     report = file_run(Library(root), run_dir)
     typer.echo(f"{root}: {len(report.added)} entries added, {len(report.outcomes)} outcomes of "
                f"applied entries recorded" + (f" (commit {report.commit[:10]})" if report.commit

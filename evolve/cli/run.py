@@ -16,6 +16,15 @@ if TYPE_CHECKING:
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
                  "README 'Scale out').")
+ENVIRONMENT_HELP = ("Where tasks run: host (bubblewrap over this machine), container (each in "
+                    "its image, built from its Dockerfile), or auto: a task whose Dockerfile "
+                    "builds something runs in its image when podman or docker works here "
+                    "(docs/containers.md).")
+ENGINE_HELP = "The container engine: podman, docker, or auto (podman, else docker)."
+BASELINE_HELP = ("The exam's matched-budget baseline: best-of (the seed, each pick the model's "
+                 "choice among N fresh attempts, N = the evolution's rollouts per train task), "
+                 "best-of:N, or none (the default).")
+PICKS_HELP = "Baseline picks per held-out task (default: the exam's k); each costs N rollouts."
 RAY_ADDRESS_HELP = ("With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:PORT); "
                     "default RAY_ADDRESS, else the cluster last started on this machine, else a "
                     "new local Ray instance.")
@@ -51,13 +60,20 @@ def init(
                                  "model) to each failing task's evidence."),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    environment: str = typer.Option("auto", "--environment", help=ENVIRONMENT_HELP),
+    engine: str = typer.Option("auto", "--engine", help=ENGINE_HELP),
     heldout: str = typer.Option(None, "--heldout", help="Held-out tasks: a share (0.25, chosen "
                                 "by a stable hash of the ids) or comma-separated ids. Default: "
                                 "suite.toml's split, else a quarter by hash."),
     exam_k: int = typer.Option(4, "--exam-k", help="Rollouts per held-out task per harness in "
                                "the final exam."),
+    exam_baseline: str = typer.Option(None, "--exam-baseline", help=BASELINE_HELP),
+    exam_picks: int = typer.Option(None, "--exam-picks", help=PICKS_HELP),
     library: Path = typer.Option(None, "--library", help="An improvement library the evolve "
                                  "agent reads and may apply entries from."),
+    starter_library: bool = typer.Option(True, "--starter-library/--no-starter-library",
+                                         help="Offer the starter library's remedies (shipped "
+                                         "with evoharness) that match the failures."),
     trial_rollouts: int = typer.Option(None, "--trial-rollouts", help="Cap on one change's paired "
                                        "probe rollouts (run.yaml verdicts.max_rollouts, default "
                                        "100): a smaller cap costs less and shows only larger "
@@ -69,10 +85,11 @@ def init(
     stable hash of the task ids), stated here and kept in run.yaml.
 
     Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2 --executor ray
+    Example: evoharness init runs/tb --tasks ~/terminal-bench-2 --environment container
     """
     from rich.console import Console
 
-    from evolve.config import validate_config
+    from evolve.config import load_config, validate_config
     from evolve.forecast import describe
     from evolve.ledger import RunPaths
     from evolve.run import choose_split, init_run
@@ -89,12 +106,16 @@ def init(
         run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
         unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
-        ray_address=ray_address, stop={"iterations": iterations}, exam={"k": exam_k},
+        ray_address=ray_address, environment=environment, engine=engine,
+        stop={"iterations": iterations},
+        exam={"k": exam_k, "baseline": exam_baseline, "picks": exam_picks},
         split=split and split.model_dump(), library=library and library.resolve(),
+        starter_library=starter_library,
         **({} if trial_rollouts is None else {"verdicts": {"max_rollouts": trial_rollouts}}),
     ), RunPaths(root=run_dir).config)
-    paths = init_run(run_dir, config)
     console = Console(soft_wrap=True)  # a progress line stays one line in a log or a pipe
+    paths = init_run(run_dir, config, say=lambda line: console.print(line, markup=False))
+    task_ids = load_config(paths.root)[1].task_ids
     console.print(f"created run {config.run_id!r} in {paths.root} "
                   f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})",
                   markup=False)
@@ -184,6 +205,7 @@ def _status_table(run_dir: Path, console: Console) -> None:
     from evolve.status import status as status_rows
 
     data = status_rows(run_dir)
+    _answer(data, console)
     at = f"iteration {data['current_iteration']} {data['next_phase']}"
     console.print(f"{data['running']} is running it, now at {at}" if data["live"] else f"next: {at}",
                   markup=False, highlight=False)
@@ -203,8 +225,6 @@ def _status_table(run_dir: Path, console: Console) -> None:
                       compact_count(row["tokens"]),
                       str(row["changes"]), str(row["kept"]), str(row["reverted"]))
     console.print(table)
-    if data["exam"] is not None:
-        console.print(data["exam"]["verdict"], markup=False, highlight=False)
     _say_forecast(console, data["forecast"])
 
 
@@ -215,6 +235,40 @@ def _say_forecast(console: Console, lines: list[str]) -> None:
     for line in lines:
         console.print(textwrap.fill(line, 80, subsequent_indent="    "), markup=False,
                       highlight=False)
+
+
+def _answer(data: dict, console: Console) -> None:
+    """The morning view: the latest exam's answer, then every change on the way there."""
+    from rich import box
+    from rich.table import Table
+
+    from evolve.lineage import LineageRow
+
+    exam = data["exam"]
+    if exam is None:
+        console.print("no final exam yet (it runs when a stop rule holds, or: evoharness "
+                      "exam RUN)", markup=False, highlight=False)
+    else:
+        console.print(f"the answer (exam {exam['exam_id']}, {exam['tasks']} held-out tasks, "
+                      f"k={exam['k']}):", markup=False, highlight=False)
+        for line in [*exam["answer"], exam["lines"][0]]:  # the noise floor is the first line
+            console.print(f"  {line}", markup=False, highlight=False)
+    rows = data["lineage"]
+    if not rows:
+        console.print("the path: no change was made", markup=False, highlight=False)
+        return
+    kept = sum(r["decision"] == "keep" for r in rows)
+    table = Table(title=f"the path: {len(rows)} change{'s' * (len(rows) != 1)}, {kept} kept",
+                  title_justify="left",
+                  box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1), pad_edge=False)
+    table.add_column("iter", justify="right", no_wrap=True)
+    for column in ("change", "component", "predicted", "trial", "decision", "by"):
+        wraps = column in ("predicted", "trial")  # the others are short words
+        table.add_column(column, overflow="fold", no_wrap=not wraps)
+    for r in map(LineageRow.model_validate, rows):
+        table.add_row(str(r.iteration), r.change_id, r.component, r.prediction(short=True),
+                      r.effect(short=True), r.decision, r.decided_by(short=True))
+    console.print(table)
 
 
 def _pct(value: float | None) -> str:

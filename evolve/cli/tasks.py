@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from .run import ENGINE_HELP, ENVIRONMENT_HELP
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
@@ -31,12 +33,15 @@ def _mark(ok: bool, text: str) -> str:
     return f"[green]{text}[/]" if ok else f"[bold red]{text}[/]"
 
 
-def _table(results: list[CheckResult]) -> Table:
+def _table(results: list[CheckResult], where: dict[str, str], left_out: dict[str, str]) -> Table:
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table("task", "split", "oracle", "nothing", "time")
+    table = Table("task", "split", "where", "oracle", "nothing", "time")
+    for task_id, why in left_out.items():
+        table.add_row(task_id, "", where[task_id], _mark(False, escape(why)), "", "")
     for r in results:
-        table.add_row(r.task_id, r.split,
+        table.add_row(r.task_id, r.split, where[r.task_id],
                       _mark(r.oracle.passed, f"pass ({r.oracle.reward:g})" if r.oracle.passed
                             else f"FAIL ({r.oracle.reward:g})"),
                       _mark(not r.nothing.passed, "fails" if not r.nothing.passed
@@ -61,33 +66,47 @@ def check(
     workers: int = typer.Option(2, "--workers", min=1, help="Tasks checked at the same time."),
     unsafe: bool = typer.Option(False, "--unsafe-no-sandbox",
                                 help="Run without bubblewrap, directly on this machine."),
+    environment: str = typer.Option("auto", "--environment", help=ENVIRONMENT_HELP),
+    engine: str = typer.Option("auto", "--engine", help=ENGINE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
-    """Prove each task: solution/solve.sh passes the verifier and an untouched copy fails.
+    """Prove each task: solution/solve.sh passes the verifier and an untouched copy fails. A task
+    that runs in its image has it built first; one whose base cannot be had here is skipped.
 
-    Example: evoharness tasks check tasks/suite --workers 4
+    Example: evoharness tasks check tasks/suite --workers 4 --environment container
     """
     from rich.console import Console
     from rich.progress import Progress
 
     from tasks.check import check_tasks
-    from tasks.unsafe import require_sandbox
+    from tasks.environments import environments, settings_for
 
     items = _items(path)
-    factory = require_sandbox(unsafe)
-    console = Console()
+    settings = settings_for(environment, engine)
+    console = Console(stderr=as_json)
+    factory = environments(settings, unsafe)
+    prepared = factory.prepare([task for task, _ in items])
+    left_out = {s.task_id: f"skipped: {s.reason}" for s in prepared.skipped}
+    left_out |= {f.task_id: f"image did not build: {f}" for f in prepared.failed}
+    where = {t.id: f"container ({factory.engine.name})" if factory.in_container(t) else "host"
+             for t, _ in items}
+    runnable = [(t, s) for t, s in items if t.id not in left_out]
     with Progress(console=console, transient=True, disable=as_json) as bar:
-        job = bar.add_task("checking tasks", total=len(items))
-        results = check_tasks(items, factory, workers=workers,
+        job = bar.add_task("checking tasks", total=len(runnable))
+        results = check_tasks(runnable, factory, workers=workers,
                               progress=lambda _: bar.advance(job))
     if as_json:
-        print(json.dumps([r.model_dump(mode="json") | {"ok": r.ok} for r in results], indent=2))
+        print(json.dumps([r.model_dump(mode="json") | {"ok": r.ok, "where": where[r.task_id]}
+                          for r in results] + [{"task_id": t, "ok": False, "left_out": why}
+                                               for t, why in left_out.items()], indent=2))
     else:
-        console.print(_table(results))
+        console.print(_table(results, where, left_out))
         _report_failures(console, results)
-    failed = [r.task_id for r in results if not r.ok]
+    failed = [r.task_id for r in results if not r.ok] + list(left_out)
     if not as_json:
-        console.print(f"{len(results) - len(failed)}/{len(results)} tasks proven")
+        console.print(f"{len(results) + len(left_out) - len(failed)}/"
+                      f"{len(results) + len(left_out)} tasks proven"
+                      + (f" ({len(left_out)} could not run here)" if left_out else ""))
     raise typer.Exit(1 if failed else 0)
 
 

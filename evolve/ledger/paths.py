@@ -92,6 +92,11 @@ class RunPaths(BaseModel):
         return self.root / "exams" / exam_id
 
     @property
+    def builds(self) -> Path:
+        """Each container task's image build log, copied from the image cache."""
+        return self.root / "builds"
+
+    @property
     def evals(self) -> Path:
         """Transfer evaluations (`evoharness eval`) kept with the run, which the report shows."""
         return self.root / "evals"

@@ -3,6 +3,7 @@ phases of an iteration, defined once, each finished phase's typed result, the ru
 its final exams (made by evolve/exam.py)."""
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -133,11 +134,58 @@ class ExamArm(BaseModel):
     iteration: int | None = None  # the evaluation that chose it (best), else None
 
 
+class EvolutionCost(BaseModel):
+    """What the evolution spent before its exam (evolve/cost.py), printed beside its gain; the
+    matched-budget baseline's default N is taken from it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rollouts: int  # every rollout of the run: evaluations (train and held-out) and trials
+    train_rollouts: int  # those on train tasks, infra errors included
+    train_tasks: int
+    tokens: int  # the code agent's (every rollout) and the evolve agent's
+    hours: float  # the phases' working time (while the run was stopped not counted)
+
+    @property
+    def rollouts_per_train_task(self) -> int:
+        """Train rollouts over train tasks, rounded half up, at least 1."""
+        return max(1, math.floor(self.train_rollouts / max(1, self.train_tasks) + 0.5))
+
+    def sentence(self) -> str:
+        took = f"{self.hours:.1f} hours" if self.hours >= 1 else f"{60 * self.hours:.0f} minutes"
+        return f"{self.rollouts:,} rollouts, {self.tokens:,} tokens, {took}"
+
+
+class BestOfRecord(BaseModel):
+    """The exam's matched-budget baseline as it ran (evolve/best_of.py): the seed, `picks` picks
+    per held-out task, each the picker's choice among `n` fresh attempts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str  # its arm: best-of-N
+    label: str  # as shown: seed best-of-N
+    n: int
+    n_from: Literal["evolution", "given"]  # the evolution's rollouts per train task, or set
+    picks: int  # per held-out task
+    rollouts: int  # its attempts, infra errors included
+    tokens: int  # its attempts' and the picker's
+    picker_calls: int
+    fallbacks: int  # replies that named no attempt: the first shown (a shuffled order) counted
+
+    def sentence(self) -> str:
+        why = ("= the evolution's rollouts per train task" if self.n_from == "evolution"
+               else "as given")
+        return (f"{self.picks} picks per task, each the model's choice among {self.n} fresh "
+                f"attempts (N {why}): {self.rollouts:,} rollouts, {self.tokens:,} tokens, "
+                f"{self.picker_calls} picker calls ({self.fallbacks} replies named no attempt)")
+
+
 class ExamRecord(BaseModel):
-    """A finished final exam: seed (twice), final and best harness on the held-out tasks, paired
-    by task; the comparisons with the seed share `confidence` (Bonferroni), the noise floor is
-    the seed against itself at the same level. Its rollouts are in RUN/exams/<exam_id>/, a store
-    the loop never reads: held-out results enter no decision."""
+    """A finished final exam: seed (twice), final and best harness, and the matched-budget
+    baseline when asked for, on the held-out tasks, paired by task; all comparisons share
+    `confidence` (Bonferroni), the noise floor is the seed against itself at the same level. Its
+    rollouts are in RUN/exams/<exam_id>/, a store the loop never reads: held-out results enter
+    no decision."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -151,41 +199,67 @@ class ExamRecord(BaseModel):
     arms: list[ExamArm]
     confidence: float  # family-wise over `comparisons`
     noise_floor: Comparison
-    comparisons: list[Comparison] = Field(default_factory=list)  # each harness against the seed
+    # Final and best against the seed and the baseline, and the baseline against the seed.
+    comparisons: list[Comparison] = Field(default_factory=list)
     note: str | None = None  # e.g. the final harness is the seed (no change was kept)
+    baseline: BestOfRecord | None = None
+    cost: EvolutionCost | None = None  # None in exams recorded before it was measured
 
     @property
     def headline(self) -> Comparison | None:
         """The comparison the run is judged by: the final harness against the seed if it was
         made, else the best one's."""
-        return next((c for c in self.comparisons if c.b == "final"), None) or \
-            next(iter(self.comparisons), None)
+        return next((c for b in ("final", "best") for c in self.comparisons
+                     if c.a == "seed" and c.b == b), None)
+
+    @property
+    def against_baseline(self) -> Comparison | None:
+        """The headline's harness against the matched-budget baseline."""
+        head, base = self.headline, self.baseline
+        return next((c for c in self.comparisons if head and base and c.a == base.name
+                     and c.b == head.b), None)
 
     def verdict_line(self) -> str:
-        head = self.headline
-        said = f"{self._label(head.b)} vs seed: {head.sentence()}" if head else self.note or ""
-        return (f"exam on {len(self.tasks)} held-out tasks, k={self.k}: {said} "
-                f"(noise floor, seed vs seed: {self.noise_floor.sentence()})")
+        said = [self.said(c) for c in (self.headline, self.against_baseline) if c is not None]
+        cost = f"; the evolution spent {self.cost.sentence()}" if self.cost else ""
+        return (f"exam on {len(self.tasks)} held-out tasks, k={self.k}: "
+                f"{'; '.join(said) or self.note or ''} "
+                f"(noise floor, seed vs seed: {self.noise_floor.sentence()}){cost}")
+
+    def answer(self) -> list[str]:
+        """What a morning reader asks first: the evolved harness against the seed and against
+        the matched-budget baseline, and what the evolution cost."""
+        said = [self.said(c) for c in (self.headline, self.against_baseline) if c is not None]
+        said = said or [self.note or ""]
+        return said + ([f"the evolution spent {self.cost.sentence()}"] if self.cost else [])
 
     def lines(self) -> list[str]:
-        """Every comparison in words, the noise floor first."""
+        """Every comparison in words, the noise floor first, then what the baseline and the
+        evolution cost."""
         shown = [f"noise floor (seed vs seed again): {self.noise_floor.sentence()}"]
-        shown += [f"{self._label(c.b)} vs seed: {c.sentence()}" for c in self.comparisons]
+        shown += [self.said(c) for c in self.comparisons]
         if self.note:
             shown.append(self.note)
+        if self.baseline:
+            shown.append(f"{self._label(self.baseline.name)}: {self.baseline.sentence()}")
+        if self.cost:
+            shown.append(f"the evolution spent {self.cost.sentence()}")
         return shown
 
     def per_task(self) -> dict[str, dict[str, TaskCounts]]:
-        """Each held-out task's counts under each harness (by arm name); a harness with no scored
-        rollout of a task has no entry."""
+        """Each held-out task's counts under each harness (by arm name; the seed's first run
+        alone, as the noise floor shows it); a harness with no scored rollout of a task has no
+        entry."""
         rows: dict[str, dict[str, TaskCounts]] = {task: {} for task in self.tasks}
-        floor = self.noise_floor
-        for pair in floor.tasks:
-            rows[pair.task_id].update({floor.a: pair.a, floor.b: pair.b})
-        for comparison in self.comparisons:
+        for comparison in [self.noise_floor, *self.comparisons]:
             for pair in comparison.tasks:
-                rows[pair.task_id][comparison.b] = pair.b
+                rows[pair.task_id].setdefault(comparison.a, pair.a)
+                rows[pair.task_id].setdefault(comparison.b, pair.b)
         return rows
+
+    def said(self, comparison: Comparison) -> str:
+        return (f"{self._label(comparison.b)} vs {self._label(comparison.a)}: "
+                f"{comparison.sentence()}")
 
     def _label(self, name: str) -> str:
         return next((a.label for a in self.arms if a.name == name), name)

@@ -1,38 +1,64 @@
 """Which library entries answer a run's failures: a failure signature (the outcome / exit-reason
-classes of the train rollouts that did not pass, and the names of their error events) is recorded
-with each entry when it is filed, and an entry matches a later iteration whose failing rollouts
-share a class with it. Train rollouts only: held-out results never reach the evolve agent."""
+classes of the train rollouts that did not pass, the names of their error events, and the failure
+patterns debugger/patterns.py finds in them) is recorded with each entry when it is filed (a
+starter entry's names its patterns), and an entry matches a later iteration whose failing
+rollouts share a class with it. Train rollouts only: held-out results never reach the evolve
+agent."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import duckdb
 
+from debugger.patterns import patterns_by_task
+from debugger.queries import Scope
 from evolve.agent.tools import LibraryOffer
 
 from .entry import LibraryEntry
+from .starter import PATTERN_CLASS, starter_diff, starter_entries
 from .store import Library
 
 OFFERED = 5  # entries one evolve session is shown at most
+SHOWN_TASKS = 6  # tasks an offer names where its patterns showed
 
 _FAILED = ("FROM rollouts WHERE run_id = ? AND iteration = ? AND split = 'train' "
-           "AND outcome NOT IN ('pass', 'infra_error')")
+           "AND trial_change = '' AND outcome NOT IN ('pass', 'infra_error')")
+
+
+def task_signatures(con: duckdb.DuckDBPyConnection, run_id: str,
+                    iteration: int) -> dict[str, set[str]]:
+    """Per train task with a failed rollout in this evaluation: 'fail/done',
+    'timeout/rollout_timeout', 'error:ParseError', 'pattern:repeated_command', ..."""
+    params = [run_id, iteration]
+    classes = con.execute(f"SELECT DISTINCT task_id, outcome || '/' || "
+                          f"split_part(exit_reason, ':', 1) {_FAILED}", params).fetchall()
+    errors = con.execute(f"SELECT DISTINCT r.task_id, 'error:' || e.name FROM events e JOIN "
+                         f"(SELECT rollout_id, task_id {_FAILED}) r USING (rollout_id) "
+                         f"WHERE e.kind = 'error'", params).fetchall()
+    signatures: dict[str, set[str]] = {}
+    for task, found in [*classes, *errors]:
+        signatures.setdefault(task, set()).add(found)
+    scope = Scope(run_id=run_id, iteration=iteration, previous=None)
+    for task, names in patterns_by_task(con, scope).items():
+        if task in signatures:  # a train task (patterns_by_task reads no held-out split)
+            signatures[task] |= {PATTERN_CLASS + name for name in names}
+    return signatures
 
 
 def failure_signature(con: duckdb.DuckDBPyConnection, run_id: str, iteration: int,
                       task_ids: Iterable[str] | None = None) -> list[str]:
-    """'fail/done', 'timeout/rollout_timeout', 'error:ParseError', ... of one evaluation's failed
-    train rollouts (of `task_ids` only, when given)."""
-    where, params = _FAILED, [run_id, iteration]
-    if task_ids is not None:
-        where += " AND list_contains(?, task_id)"
-        params.append(sorted(task_ids))
-    classes = con.execute(f"SELECT DISTINCT outcome || '/' || split_part(exit_reason, ':', 1) "
-                          f"{where}", params).fetchall()
-    errors = con.execute(f"SELECT DISTINCT 'error:' || name FROM events WHERE kind = 'error' AND "
-                         f"rollout_id IN (SELECT rollout_id {where})", params).fetchall()
-    return sorted({row[0] for row in [*classes, *errors]})
+    """The classes of one evaluation's failed train rollouts (of `task_ids` only, when given)."""
+    signatures = task_signatures(con, run_id, iteration)
+    wanted = signatures if task_ids is None else set(task_ids)
+    return sorted({c for task, found in signatures.items() if task in wanted for c in found})
+
+
+def cued_tasks(entry: LibraryEntry, signatures: dict[str, set[str]]) -> list[str]:
+    """The tasks whose failures share a class with the entry's cue: the most shared first."""
+    cue = set(entry.cue.signature)
+    shared = {task: len(cue & found) for task, found in signatures.items() if cue & found}
+    return sorted(shared, key=lambda task: (-shared[task], task))
 
 
 def matching(entries: Sequence[LibraryEntry], signature: Iterable[str],
@@ -45,11 +71,32 @@ def matching(entries: Sequence[LibraryEntry], signature: Iterable[str],
     return [entry for overlap, _, _, entry in ranked if overlap][:limit]
 
 
-def offers(library: Path, con: duckdb.DuckDBPyConnection, run_id: str,
-           iteration: int) -> list[LibraryOffer]:
-    """The entries of `library` that match this evaluation's failures, as the evolve agent is
-    shown them (none when the library does not exist yet)."""
-    shelf = Library(library)
-    signature = failure_signature(con, run_id, iteration)
-    return [LibraryOffer(e.id, e.summary(), e.text(shelf.diff(e.id)))
-            for e in matching(shelf.entries(), signature)]
+def shelf(library: Path | None, starter: bool = True) -> list[tuple[LibraryEntry, str]]:
+    """Every entry a run may be offered, with its diff: the library's, and the starter entries
+    it has no record of (once filed there, its copy, with its trials, stands for the starter)."""
+    mine = Library(library) if library is not None else None
+    entries = [(e, mine.diff(e.id)) for e in mine.entries()] if mine else []
+    filed = {entry.id for entry, _ in entries}
+    if starter:
+        entries += [(e, starter_diff(e.id)) for e in starter_entries() if e.id not in filed]
+    return entries
+
+
+def offers(library: Path | None, con: duckdb.DuckDBPyConnection, run_id: str, iteration: int,
+           *, starter: bool = True, exclude: Collection[str] = ()) -> list[LibraryOffer]:
+    """The entries that match this evaluation's failures, as the evolve agent is shown them, each
+    with the tasks where its patterns showed (`exclude`: entries the run applied already)."""
+    signatures = task_signatures(con, run_id, iteration)
+    available = {e.id: (e, diff) for e, diff in shelf(library, starter) if e.id not in exclude}
+    found = {c for classes in signatures.values() for c in classes}
+    chosen = matching([entry for entry, _ in available.values()], found)
+    return [_offer(entry, available[entry.id][1], cued_tasks(entry, signatures))
+            for entry in chosen]
+
+
+def _offer(entry: LibraryEntry, diff: str, tasks: list[str]) -> LibraryOffer:
+    seen = ", ".join(tasks[:SHOWN_TASKS]) + (" ..." if len(tasks) > SHOWN_TASKS else "")
+    return LibraryOffer(entry.id, f"{entry.summary()} Seen here in: {seen}.", entry.text(diff),
+                        edits=tuple(entry.edits), component=entry.component,
+                        root_cause=entry.cue.root_cause,
+                        targeted_fix=entry.targeted_fix, tasks=tuple(tasks))

@@ -1,12 +1,13 @@
-"""A library entry: one change that a run kept, with its cue (the failure pattern it answers), its
-edit, its manifest, its judgement's numbers, and every place it was tried since (model, suite,
-run; kept or reverted), so the library learns where a lesson holds. Files and git are store.py's."""
+"""A library entry: one change that a run kept (or a starter entry shipped with evoharness:
+starter.py), with its cue (the failure pattern it answers), its edit, its manifest, its judgement's
+numbers, and every place it was tried since (model, suite, run; kept or reverted), so the library
+learns where a lesson holds. Files and git are store.py's."""
 from __future__ import annotations
 
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from manifests.schema import ChangeManifestEntry
 
@@ -64,12 +65,19 @@ class LibraryEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(pattern=ID_PATTERN)
+    origin: Literal["run", "starter"] = "run"  # filed from a run's kept change, or shipped
     cue: Cue
     component: str
     targeted_fix: str
     edits: list[dict[str, Any]] = Field(default_factory=list)  # the `change` tool's edit objects
-    manifest: ChangeManifestEntry  # as pre-registered in its first run
-    trials: list[Trial] = Field(min_length=1)
+    manifest: ChangeManifestEntry | None = None  # as pre-registered in its first run
+    trials: list[Trial] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _filed_from_a_run(self) -> LibraryEntry:
+        if self.origin == "run" and (self.manifest is None or not self.trials):
+            raise ValueError("an entry filed from a run needs its manifest and its first trial")
+        return self
 
     @property
     def held(self) -> list[Trial]:
@@ -81,6 +89,9 @@ class LibraryEntry(BaseModel):
 
     def record(self) -> str:
         """Where it held and where it did not, in one line."""
+        if not self.trials:
+            return "not tried yet"
+
         def where(trials: list[Trial]) -> str:
             return "; ".join(f"{t.model} on {t.suite} ({t.run_id})" for t in trials) or "nowhere"
 
@@ -92,7 +103,9 @@ class LibraryEntry(BaseModel):
 
     def text(self, diff: str) -> str:
         """Everything about the entry, as `library show` and the evolve agent read it."""
-        lines = [f"# {self.id}", "", f"cue: {self.cue.root_cause}",
+        origin = ("a starter entry shipped with evoharness" if self.origin == "starter"
+                  else "a change a run kept")
+        lines = [f"# {self.id}", "", f"origin: {origin}", f"cue: {self.cue.root_cause}",
                  f"failure signature: {', '.join(self.cue.signature) or 'none recorded'}",
                  f"component: {self.component}", f"targeted fix: {self.targeted_fix}",
                  f"record: {self.record()}", "", "## Trials"]
@@ -105,7 +118,19 @@ class LibraryEntry(BaseModel):
                          f"(change {t.change_id}, {'applied from the library' if t.applied else 'made there'}): "
                          f"model {t.model}, suite {t.suite}; effect on its predicted tasks {effect}; "
                          f"{n.rollouts} rollouts" + (f"; p = {n.p_value:.3g}" if n.p_value is not None else ""))
-        lines += ["", "## Edits (the `change` tool's `edits`)",
-                  json.dumps(self.edits, indent=1) if self.edits else "(not recorded: see the diff)",
+        if not self.trials:
+            lines.append("(none yet)")
+        lines += ["", "## Edits (a `change` naming it as `library_entry` applies them as they are)",
+                  *(_edit_line(edit) for edit in self.edits),
+                  *([] if self.edits else ["(not recorded: see the diff)"]),
                   "", "## Diff", diff or "(empty)"]
         return "\n".join(lines)
+
+
+def _edit_line(edit: dict[str, Any]) -> str:
+    """One edit in a line: its op and target; file contents are in the diff below."""
+    if "content" in edit or "text" in edit and "heading" in edit:
+        size = len(str(edit.get("content", edit.get("text", ""))))
+        target = edit.get("path") or f"{edit.get('file')} # {edit.get('heading')}"
+        return f"- {edit.get('op')} {target} ({size} characters)"
+    return "- " + json.dumps(edit)

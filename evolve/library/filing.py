@@ -1,7 +1,9 @@
 """`evoharness library add RUN`: a run's kept changes become library entries (cue, edits, diff,
 manifest, judgement numbers), and every change the run made by applying an entry (its commit's
 Library-Entry trailer) adds that run's outcome to the entry, kept or reverted, so the library
-records where each lesson held. Filing a run twice changes nothing."""
+records where each lesson held. A starter entry's record lives in the library it is filed into:
+the first outcome copies the entry there, and that copy is offered from then on. Filing a run twice
+changes nothing."""
 from __future__ import annotations
 
 import hashlib
@@ -24,6 +26,7 @@ from workspace.repo import HarnessRepo
 
 from .cue import failure_signature
 from .entry import Cue, LibraryEntry, Numbers, Trial
+from .starter import starter_diff, starter_entries
 from .store import Library
 
 
@@ -38,6 +41,7 @@ def file_run(library: Library, run_dir: str | Path) -> FilingReport:
     config, ledger = read_run(run_dir)
     repo = HarnessRepo(ledger.paths.workspace)
     entries = {e.id: e for e in library.entries()}
+    starters = {e.id: e for e in starter_entries() if e.id not in entries}
     filed = {(t.run_id, t.change_id) for e in entries.values() for t in e.trials}
     report, changed = FilingReport(), {}
     for record in ledger.changes():
@@ -48,10 +52,11 @@ def file_run(library: Library, run_dir: str | Path) -> FilingReport:
             continue
         applied = repo.commit_info(record.entry.commit).trailers.get(LIBRARY_TRAILER)
         trial = _trial(record, record.judgement, config.model, config.tasks, applied is not None)
-        if applied in entries:
-            entry = entries[applied]
+        if applied in entries or applied in starters:
+            diff = None if applied in entries else starter_diff(applied)  # None: keep the filed
+            entry = entries.get(applied) or starters.pop(applied)
             entries[applied] = entry.model_copy(update={"trials": [*entry.trials, trial]})
-            changed[applied] = (entries[applied], None)  # None: its diff stays as filed
+            changed[applied] = (entries[applied], changed.get(applied, (None, diff))[1])
             report.outcomes.append(f"{applied}: {trial.decision}")
         elif record.decision == "keep":
             entry = _new_entry(record, trial, ledger)
@@ -81,10 +86,10 @@ def _trial(record: ChangeRecord, judgement: Judgement, model: str, suite: Path,
     return Trial(run_id=judgement.run_id, change_id=record.id, iteration=judgement.iteration,
                  model=model, suite=Path(suite).name, suite_path=str(suite),
                  decision=record.decision, applied=applied,
-                 numbers=_numbers(judgement, record.verdict, record.reason), filed_at=time.time())
+                 numbers=trial_numbers(judgement, record.verdict, record.reason), filed_at=time.time())
 
 
-def _numbers(j: Judgement, verdict: str, reason: str) -> Numbers:
+def trial_numbers(j: Judgement, verdict: str, reason: str) -> Numbers:
     """The trial's own figures: its observed gain on the predicted-fix tasks (change arm - base
     arm over the same pairs, mean over tasks), with compare.py's interval at the trial's 1 - alpha
     when two or more tasks were paired, the rollouts its decision used and its sequential p-value.

@@ -13,10 +13,10 @@ from pydantic import BaseModel
 from evolve.evaluation import EvalDir
 from evolve.ledger import RunLedger
 from evolve.ledger.records import ExamRecord
+from evolve.lineage import LineageRow, lineage, prediction_text
 from evolve.run import read_run
 from evolve.transfer import TransferRow, compare_eval
 from manifests.record import PENDING, ChangeRecord
-from manifests.schema import ChangeManifestEntry
 from manifests.scores import Scores
 from traces.queries import (IterationTotals, ModelTimeTotals, iteration_totals,
                             model_time_totals, pass_counts)
@@ -69,6 +69,7 @@ class ReportData(BaseModel):
     scores: dict[int, Scores]  # by the iteration that made and judged the changes
     exam: ExamRecord | None = None  # the latest final exam
     transfers: list[TransferTable] = []
+    lineage: list[LineageRow] = []  # every change, as the report's first screen shows it
     model_time: list[ModelTimeTotals] = []  # per iteration, where the model time went
 
     @property
@@ -119,7 +120,8 @@ def collect(run_dir: str | Path) -> ReportData:
     return ReportData(run_id=config.run_id, model=config.model, k=config.k, totals=totals,
                       heat=heat, changes=[_change_row(r, repo) for r in records],
                       scores=ledger.scoreboard().iterations, exam=exams[-1] if exams else None,
-                      transfers=_transfers(ledger), model_time=model_time)
+                      transfers=_transfers(ledger), lineage=lineage(records),
+                      model_time=model_time)
 
 
 def _transfers(ledger: RunLedger) -> list[TransferTable]:
@@ -160,12 +162,6 @@ def _heat_rows(con: duckdb.DuckDBPyConnection, run_id: str, iterations: list[int
     return rows
 
 
-def _prediction_text(change: ChangeManifestEntry) -> str:
-    parts = [f"fix {p.task_id} p={p.probability:.2f}" for p in change.predicted_fixes]
-    parts += [f"regress {p.task_id} p={p.probability:.2f}" for p in change.predicted_regressions]
-    return "; ".join(parts) or "nothing predicted"
-
-
 def _change_row(record: ChangeRecord, repo: HarnessRepo) -> ChangeRow:
     change, judgement = record.entry, record.judgement
     sha = repo.commit_info(change.commit).sha
@@ -174,7 +170,7 @@ def _change_row(record: ChangeRecord, repo: HarnessRepo) -> ChangeRow:
         judged_in=judgement.iteration if judgement else record.iteration,
         component=change.component, commit=sha,
         targeted_fix=change.targeted_fix, root_cause=change.root_cause,
-        prediction=_prediction_text(change),
+        prediction=prediction_text(change),
         confirmed=judgement.confirmed_fixes if judgement else [],
         regressions=judgement.regressions if judgement else [],
         verdict=record.verdict, decision=record.decision, reason=record.reason,

@@ -74,6 +74,20 @@ def _bisect_history() -> list[Step]:
     ]
 
 
+NOTES_README = "# notes\n\nA tiny note-taking tool.\n"
+NOTES_PY = 'import sys\n\n\ndef add(note):\n    with open("notes.txt", "a") as f:\n        f.write(note + "\\n")\n'
+CACHE_PY = "class Cache:\n    def __init__(self, size):\n        self.size = size\n        self.items = {}\n"
+CACHE_LEAKY = CACHE_PY + "\n    def evict(self):\n        self.items.clear()\n"
+CACHE_FIXED = CACHE_PY + "\n    def evict(self):\n        self.items = {}\n"
+CACHE_GET = CACHE_FIXED + "\n    def get(self, key):\n        return self.items.get(key)\n"
+PARSER_V1 = "def parse(line):\n    return line.split(\",\")\n"
+PARSER_V2 = "def parse(line):\n    return [field.strip() for field in line.split(\",\")]\n"
+RATIO_BAD = "def ratio(a, b):\n    return a / b\n"
+RATIO_FIXED = "def ratio(a, b):\n    if b == 0:\n        return 0.0\n    return a / b\n"
+CLI_PY = 'import sys\n\nfrom calc import ratio\n\nprint(ratio(float(sys.argv[1]), float(sys.argv[2])))\n'
+CLI_VERBOSE = CLI_PY.replace("import sys\n", "import sys\n\nVERBOSE = '-v' in sys.argv\n")
+
+
 HISTORIES: dict[str, list[Step]] = {
     "git-recover-deleted-file": [
         ("commit", "Initial project layout", {
@@ -99,6 +113,44 @@ HISTORIES: dict[str, list[Step]] = {
         ("commit", "Add README", {"README.md": "# demo\n"}),
     ],
     "git-find-bad-commit": _bisect_history(),
+    "git-commit-new-file": [
+        ("commit", "Start notes tool", {"notes.py": NOTES_PY, "README.md": "# notes\n"}),
+        ("commit", "Describe the tool", {"README.md": NOTES_README}),
+        ("commit", "Add changelog", {"CHANGELOG.md": "## 1.0.0\n- first release\n"}),
+    ],
+    "git-find-commit-by-message": [
+        ("commit", "Add cache module", {"cache.py": CACHE_PY}),
+        ("commit", "Add README", {"README.md": "# cache\n"}),
+        ("commit", "Add eviction", {"cache.py": CACHE_LEAKY}),
+        ("commit", "Fix memory leak in cache eviction", {"cache.py": CACHE_FIXED}),
+        ("commit", "Document cache size",
+         {"README.md": "# cache\n\n`Cache(size)` keeps at most size items.\n"}),
+        ("commit", "Add license", {"LICENSE": "MIT\n"}),
+        ("commit", "Speed up lookups", {"cache.py": CACHE_GET}),
+    ],
+    "git-tag-release": [
+        ("commit", "Initial parser", {"parser.py": PARSER_V1, "README.md": "# parser\n"}),
+        ("commit", "Strip fields", {"parser.py": PARSER_V2}),
+        ("commit", "Prepare 1.0 release", {"VERSION": "1.0\n", "CHANGELOG.md": "## 1.0\n- parse lines\n"}),
+        ("commit", "Start 1.1 development", {"VERSION": "1.1.dev0\n"}),
+        ("commit", "Add tests folder note", {"README.md": "# parser\n\nTests live in tests/.\n"}),
+    ],
+    "git-amend-message": [
+        ("commit", "Initial parser", {"parser.py": PARSER_V1, "README.md": "# parser\n"}),
+        ("commit", "Add README usage", {"README.md": "# parser\n\n`parse(line)` splits a CSV line.\n"}),
+        ("commit", "Fix teh parser", {"parser.py": PARSER_V2}),
+    ],
+    "git-cherry-pick-fix": [
+        ("commit", "Add ratio helper", {"calc.py": RATIO_BAD, "README.md": "# calc\n"}),
+        ("commit", "Add command line", {"cli.py": CLI_PY}),
+        ("branch", "develop"),
+        ("commit", "Add verbose flag", {"cli.py": CLI_VERBOSE}),
+        ("commit", "Fix division by zero in ratio()", {"calc.py": RATIO_FIXED}),
+        ("commit", "Add experimental power()",
+         {"experimental.py": "def power(a, b):\n    return a ** b\n"}),
+        ("checkout", "main"),
+        ("commit", "Add usage to README", {"README.md": "# calc\n\nRun `python3 cli.py A B`.\n"}),
+    ],
 }
 
 

@@ -65,7 +65,7 @@ def test_a_bad_script_names_the_file_and_field(tmp_path: Path) -> None:
     with pytest.raises(ValidationFailed) as caught:
         make_model(f"scripted:{script}")
     assert "bad.yaml" in str(caught.value) and "rules.0.replies.0" in str(caught.value)
-    assert "exactly one of tool, run_line, text, error" in str(caught.value)
+    assert "exactly one of tool, run_line, text, quote, error" in str(caught.value)
 
 
 def test_a_missing_script_is_refused_when_the_config_is_checked(tmp_path: Path) -> None:
@@ -116,3 +116,31 @@ def test_turns_of_one_rollout_share_its_coin(tmp_path: Path) -> None:
         # either the rule answers both turns or neither (then the script's `done` ends it)
         assert (first.content.startswith('{"thought": "scripted", "tool": "shell"')
                 == (second.content == "second"))
+
+
+def test_a_quote_reply_answers_with_what_the_last_message_holds(tmp_path: Path) -> None:
+    """How a test plays a picker that reads: the reply is the pattern's first group in the
+    conversation's last message (dot matching newlines), "" when it does not match."""
+    path = tmp_path / "q.yaml"
+    path.write_text(yaml.safe_dump({"rules": [{"replies": [
+        {"quote": r'"attempt": (\d+),[^{}]*"ok": true'}]}]}))
+    model = make_model(f"scripted:{path}")
+    asked = '[{"attempt": 1,\n "ok": false}, {"attempt": 2,\n "ok": true}]'
+    assert model.chat(conversation("sys", asked)).content == "2"
+    assert model.chat(conversation("sys", asked.replace("true", "false"))).content == ""
+
+
+def test_a_rule_can_hold_for_some_rollouts_only(tmp_path: Path) -> None:
+    path = tmp_path / "r.yaml"
+    path.write_text(yaml.safe_dump({"rules": [
+        {"when": {"rollout_matches": r"-a0[13]$"}, "replies": [{"text": "odd"}]},
+        {"replies": [{"text": "even"}]}]}))
+    model = make_model(f"scripted:{path}")
+    said = [model.for_rollout(f"run/it000-t-a{n:02d}").chat(conversation("s", "i")).content
+            for n in range(4)]
+    assert said == ["even", "odd", "even", "odd"]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"rules": [{"when": {"rollout_matches": "("}}]}))
+    with pytest.raises(ValidationFailed) as caught:
+        parse_spec(f"scripted:{bad}") and make_model(f"scripted:{bad}")
+    assert "rollout_matches is not a regular expression" in str(caught.value)

@@ -2,6 +2,8 @@
 hook is skipped with an error event while the rollout goes on."""
 from __future__ import annotations
 
+import json
+
 from tests.agent.conftest import kinds, last_text
 from agent.clients.scripted import json_action
 
@@ -111,3 +113,35 @@ def after_model(reply):
 ''' + RUNNER)
     result, _, _ = harness.run(["garbage the middleware replaces"])
     assert (result.exit_reason, result.final) == ("done", "rewritten")
+
+
+CONTEXT_RUNNER = RUNNER.replace('(request["payload"])', '(request["payload"], request["context"])')
+REMEMBERS = '''
+import json
+
+def before_tool(call, context):
+    if call["arguments"].get("command") == "blocked":
+        return {"block": "not this one"}
+    if call["tool"] == "done":
+        return {"block": json.dumps(context)} if context["calls"] < 3 else None
+''' + CONTEXT_RUNNER
+
+
+def test_hooks_get_the_task_and_the_recent_calls_with_their_results(harness):
+    """A hook is a fresh process each call: the context is its memory."""
+    add_middleware(harness, "remembers", REMEMBERS)
+    result, _, model = harness.run([json_action("shell", command="echo one"),
+                                    json_action("shell", command="blocked"),
+                                    json_action("done", summary="a"),
+                                    json_action("done", summary="b")],
+                                   instruction="Write one.txt.")
+    assert result.final == "b"
+    context = json.loads(model.calls[3][-1].content.split("blocked by middleware: ", 1)[1]
+                         .split("\nSuggestion")[0])
+    assert (context["instruction"], context["calls"]) == ("Write one.txt.", 2)
+    assert context["max_steps"] == harness.load().spec.settings.max_steps
+    ran, blocked = context["history"]
+    assert (ran["tool"], ran["arguments"], ran["output"], ran["blocked"]) == (
+        "shell", {"command": "echo one"}, "one\n[exit code: 0]\n", None)
+    assert (blocked["arguments"], blocked["output"], blocked["blocked"]) == (
+        {"command": "blocked"}, "", "not this one")

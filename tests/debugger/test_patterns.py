@@ -6,7 +6,7 @@ from pathlib import Path
 
 from debugger import queries as q
 from debugger.distill import distill
-from debugger.patterns import find_patterns
+from debugger.patterns import find_patterns, patterns_by_task
 from tests.debugger.conftest import RUN, output, shell
 
 FAILED = "bash: line 1: $1: ambiguous redirect\n[exit code: 1]\n"
@@ -65,6 +65,32 @@ def test_done_after_a_write_first_done_invented_tools_and_parse_failures(traces)
     assert patterns["parse_failure"].occurrences == 1
     assert patterns["invalid_arguments"].rollouts == 1
     assert "repeated_command" not in patterns
+
+
+def test_done_without_a_write_shell_errors_and_deleting_its_own_output(traces) -> None:
+    traces.rollout("count", 0, "fail", events=[shell("wc -l poem.txt"), output("14 poem.txt"),
+                                               tool("done", summary="counted")])
+    traces.rollout("count", 1, "fail", events=[shell("wc -l poem.txt > out.txt"), output(""),
+                                               tool("done", summary="wrote it")])
+    traces.rollout("quote", 0, "fail", events=[
+        shell("cat <<EOF > a.py"), failed("bash: line 3: warning: here-document at line 1 "
+                                          "delimited by end-of-file (wanted `EOF')\n[exit code: 0]"),
+        shell("jq .version package.json"), failed("bash: line 1: jq: command not found\n"),
+        shell("cat /app/nope.txt"), failed("cat: /app/nope.txt: No such file or directory\n")])
+    traces.rollout("clean", 0, "fail", events=[
+        shell("sort words.txt > /app/sorted.txt"), output(""), shell("cat sorted.txt"),
+        output("a"), shell("rm -f tmp.txt sorted.txt"), output(""), tool("done", summary="x")])
+    patterns = found(traces)
+    assert [e.task_id for e in patterns["done_without_write"].examples] == ["count"]  # a00 only
+    assert patterns["done_without_write"].rollouts == 1
+    assert patterns["quoting_error"].examples[0].detail.startswith("bash: line 3: warning: here-doc")
+    assert patterns["missing_command"].examples[0].detail == "jq not installed"
+    assert patterns["missing_file"].examples[0].task_id == "quote"
+    assert patterns["deleted_output"].examples[0].detail == "deleted what it wrote: sorted.txt"
+    assert patterns_by_task(traces.con, q.Scope(run_id=RUN, iteration=1, previous=0)) == {
+        "count": {"done_without_write", "done_after_write"},
+        "quote": {"quoting_error", "missing_command", "missing_file"},
+        "clean": {"deleted_output"}}
 
 
 def test_held_out_tasks_and_other_iterations_are_not_read(traces) -> None:

@@ -102,3 +102,23 @@ def test_trial_rollouts_caps_each_changes_probe_and_a_cap_below_one_pair_is_refu
     assert exited.value.code == 2
     said = capsys.readouterr().err
     assert "verdicts.max_rollouts" in said and "1" in said and not (tmp_path / "bad").exists()
+
+
+@pytest.mark.parametrize("given, stored, n", [
+    ("best-of", "best-of", None), ("best-of:8", "best-of:8", 8), ("none", None, None)])
+def test_exam_baseline_is_kept_in_run_yaml(tmp_path, given, stored, n):
+    config = _init(tmp_path / "run", "--subset", "demo", "--exam-baseline", given,
+                   "--exam-picks", "2")
+    assert config["exam"].get("baseline") == stored and config["exam"]["picks"] == 2
+    with open_run(tmp_path / "run") as run:
+        assert run.config.exam.baseline == stored and run.config.exam.best_of_n == n
+    assert "baseline" not in _init(tmp_path / "plain", "--subset", "demo")["exam"]
+
+
+@pytest.mark.parametrize("given", ["best-of:0", "best-of:x", "best", "best-of:8:2"])
+def test_an_unknown_exam_baseline_is_refused_naming_the_field(tmp_path, capsys, given):
+    with pytest.raises(SystemExit) as exited:
+        main(["init", str(tmp_path / "bad"), "--subset", "demo", "--exam-baseline", given])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert "exam.baseline" in said and given in said and not (tmp_path / "bad").exists()

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from evolve.compare import bonferroni, compare
+from evolve.compare import InfraErrors, bonferroni, compare
 from manifests.history import TaskCounts
 
 T_3_975 = 3.182446305284263  # Student's t, 3 degrees of freedom, 97.5th percentile
@@ -51,6 +51,23 @@ def test_a_drop_is_worse_and_one_task_is_too_few():
     alone = compare("A", counts((0, 4)), "B", counts((4, 4)), confidence=0.95)
     assert alone.verdict == "too few tasks" and alone.lo is None
     assert alone.sentence() == "too few tasks to say (1 paired)"
+
+
+def test_more_infra_errors_are_worse_whatever_the_pass_rates():
+    """B passes every rollout it scored, but left a third of its rollouts infra errors (its
+    failures, hidden): a regression, not a gain; the same rate as A's is no such thing."""
+    a, b = counts(*[(2, 4)] * 5), counts(*[(4, 4)] * 5)
+    rose = compare("A", a, "B", b, confidence=0.95, a_infra=InfraErrors(errors=0, rollouts=20),
+                   b_infra=InfraErrors(errors=10, rollouts=30))
+    assert rose.verdict == "worse" and rose.infra_rose and rose.lo > 0
+    assert rose.sentence().startswith("worse: more infra errors (10/30 against 0/20), a "
+                                      "regression whatever the pass rates (pass rates: +50.0")
+    same = compare("A", a, "B", b, confidence=0.95, a_infra=InfraErrors(errors=1, rollouts=20),
+                   b_infra=InfraErrors(errors=1, rollouts=20))
+    assert same.verdict == "better" and not same.infra_rose
+    alone = compare("A", counts((0, 4)), "B", counts((4, 4)), confidence=0.95,
+                    b_infra=InfraErrors(errors=1, rollouts=5))
+    assert alone.verdict == "worse" and "too few tasks to say" in alone.sentence()
 
 
 def test_tasks_one_side_did_not_score_are_named_not_paired():

@@ -13,13 +13,16 @@ from jsonschema import Draft202012Validator
 from agent.events import ListSink
 from evoharness.errors import EvoError
 from evolve.agent import EvolveOutcome, run_evolve_agent
+from evolve.agent.components import skeleton_edits
 from evolve.agent.tools import LibraryOffer
+from evolve.library.starter import starter_entries
 from tests.manifests.builders import judge
 from manifests.record import ChangeRecord
 from manifests.revert import RevertRecord
 from manifests.schema import ChangeManifestEntry, IterationManifest
 from agent.clients.scripted import ScriptedModel, json_action, native_call
 from traces.store import TraceStore
+from workspace.edits import apply_edits
 from workspace.repo import HarnessRepo
 from workspace.spec import Settings
 from workspace.validate import load_harness
@@ -424,6 +427,55 @@ def test_a_library_entry_is_applied_only_when_offered_and_named_in_a_trailer(run
     assert "quote-paths-1a2b3c" in refused_first  # the refusal names what is offered
     [entry] = outcome.manifest_changes
     assert run.repo.commit_info(entry.commit).trailers["Library-Entry"] == "quote-paths-1a2b3c"
+
+
+def test_an_offered_entry_is_applied_by_its_id_with_its_own_edits(run: Run):
+    """A small model cannot copy a middleware file into a JSON string: naming the entry is enough,
+    and its edits are applied exactly (so its record is about one thing)."""
+    [starter] = [e for e in starter_entries() if e.id == "write-file-tool"]
+    offer = LibraryOffer(starter.id, starter.summary(), "text", edits=tuple(starter.edits),
+                         component=starter.component,
+                         root_cause=starter.cue.root_cause, targeted_fix=starter.targeted_fix,
+                         tasks=("count-lines",))
+    applies = json.dumps({"tool": "change", "arguments": {
+        "library_entry": starter.id, "component": "system_prompt",
+        "predicted_fixes": [{"task_id": "count-lines", "probability": 0.4}],
+        "predicted_regressions": [], "expected_delta": 20,
+        "edits": [{"op": "append_rule", "text": RULE}]}})
+    outcome, _, sink = run.evolve([json_action("library", entry=starter.id), applies,
+                                   json_action("done", summary="applied")], library=[offer])
+    read, committed = results(sink)[:2]
+    assert 'call change with "library_entry": "write-file-tool"' in read
+    assert "the edits of library entry write-file-tool were applied as they are (the edits sent " \
+           "were left out" in committed
+    assert "root_cause missing: taken from library entry" in committed
+    [entry] = outcome.manifest_changes
+    # its component is the entry's (the call said system_prompt; the edits alone say tool_impl)
+    assert entry.component == "tool" and entry.root_cause == starter.cue.root_cause
+    assert [e.task_id for e in entry.failure_evidence] == ["count-lines"]
+    assert sorted(entry.files) == ["harness.yaml", "tools/write_file.py", "tools/write_file.yaml"]
+    assert [t.name for t in load_harness(run.repo.path).tools] == ["shell", "write_file"]
+    assert RULE not in (run.repo.path / "system_prompt.md.j2").read_text()
+
+
+def test_skeleton_gives_the_contract_and_edits_that_pass_the_harness_check(run: Run):
+    outcome, _, sink = run.evolve([
+        json_action("skeleton", kind="middleware", name="loop_guard", hook="after_tool"),
+        json_action("skeleton", kind="tool", name="shell"),
+        json_action("skeleton", kind="skill", name="Bad Name"),
+        json_action("done", summary=REASON)])
+    middleware, taken, bad = results(sink)[:3]
+    assert "after_tool(result, context)" in middleware and '"history"' in middleware
+    assert "next: write the body of the skeleton's file" in middleware
+    edits, _ = json.JSONDecoder().raw_decode(middleware, middleware.index("\n[\n") + 1)
+    assert [e["op"] for e in edits] == ["add_file", "register_component"]
+    assert "def after_tool(result, context):" in edits[0]["content"]
+    assert "tools/shell.yaml: path: file already exists" in taken
+    assert "not a valid component name" in bad
+    assert not run.repo.is_dirty()  # checked on a copy
+    for kind, name in [("middleware", "a"), ("tool", "b"), ("skill", "c")]:
+        apply_edits(run.repo.path, skeleton_edits(kind, name))
+    assert load_harness(run.repo.path).middleware == ["a"]
 
 
 def test_a_repeated_read_is_not_run_again_and_each_read_says_what_comes_next(run: Run):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from html import escape as html_escape
 import signal
 import subprocess
@@ -26,6 +27,7 @@ from evolve.report.build import render_report
 from evolve.report.data import collect
 from evolve.loop import evaluate_once, evolve
 from evolve.run import init_run, open_run, read_run
+from tests.fixtures import hiding
 from tests.fixtures.e2e_agents import (
     HELPFUL_RULE, agents, change, done, solve_rule, wait, write_script,
 )
@@ -175,3 +177,26 @@ def test_with_no_change_kept_the_exam_says_the_final_harness_is_the_seed(tmp_pat
     [exam] = read_run(run_dir)[1].exams()
     assert exam.comparisons == [] and exam.note == "the final harness is the seed (no change was kept)"
     assert exam.note in shown and "noise floor (seed vs seed again): no difference shown" in shown
+
+
+@pytest.mark.slow
+def test_a_final_harness_that_hides_its_failures_as_infra_errors_is_worse(tmp_path: Path,
+                                                                         monkeypatch) -> None:
+    """The final harness fails gamma and delta as the seed does, but as infra errors
+    (tests/fixtures/hiding.py): its scored rollouts all pass, and the exam still calls it worse,
+    showing each harness's infra errors."""
+    hiding.patch(monkeypatch)
+    run_dir = make_run(tmp_path, write_script(tmp_path / "s.yaml", [
+        solve_rule(instruction_has=[word]) for word in ("alpha", "beta", "epsilon", "zeta")]))
+    evaluate_once(run_dir, lambda _: None)
+    commit_edit(run_dir, {"op": "write_file", "path": "memory/LONG_TERM.md",
+                          "content": f"{hiding.HIDES}\n"})
+
+    shown = cli("exam", str(run_dir))
+
+    [exam] = read_run(run_dir)[1].exams()
+    [final] = exam.comparisons
+    assert final.verdict == "worse" and final.infra_rose and final.mean >= 0
+    assert (str(final.a_infra), str(final.b_infra)) == ("0/16", "4/8")
+    assert "final vs seed: worse: more infra errors (4/8 against 0/16)" in shown
+    assert re.search(r"infra errors\s*│\s*0/8\s*│\s*0/8\s*│\s*4/8", shown), shown

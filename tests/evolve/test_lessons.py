@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from evolve.agent.lessons import harness_rules, restated, rule_lines, same_lesson
+from evolve.agent.components import skeleton_edits
+from evolve.agent.lessons import added_text, harness_rules, restated, rule_lines, same_lesson
+from workspace.edits import commit_edits
 from workspace.repo import HarnessRepo
 
 SEED_CHECK = "Check your work (run it, test it, read the output) before calling `done`."
@@ -46,3 +48,13 @@ def test_rule_lines_skip_template_code_examples_and_headings(tmp_path) -> None:
     repo = HarnessRepo.create(tmp_path / "ws")
     assert SEED_CHECK in harness_rules(repo, bullets_only=True)
     assert harness_rules(repo)[0].startswith("You are a careful coding agent")
+
+
+def test_the_text_a_change_added_is_its_prose_never_its_code(tmp_path) -> None:
+    """A reverted middleware's code is no rule: listed as one, it would be shown back to the
+    evolve agent as a lesson (and compared with new rules)."""
+    repo = HarnessRepo.create(tmp_path / "ws")
+    commit_edits(repo, [{"op": "append_rule", "text": "Quote every path that has a space."},
+                        *skeleton_edits("middleware", "guard")],
+                 message="both", change_id="c1", component="middleware")
+    assert added_text(repo, repo.head()) == "Quote every path that has a space."

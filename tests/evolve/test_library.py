@@ -52,8 +52,9 @@ def test_a_kept_change_is_filed_offered_applied_on_another_suite_and_its_revert_
     [entry] = Library(library).entries()
     assert f"added {entry.id}" in filed
     assert entry.edits == [{"op": "append_rule", "text": HELPFUL_RULE}]
-    assert entry.cue.signature == ["fail/done"] and entry.cue.tasks == ["write-alpha",
-                                                                        "write-beta"]
+    # The code agent called done at once: its outcome class and the pattern it shows.
+    assert entry.cue.signature == ["fail/done", "pattern:done_first"]
+    assert entry.cue.tasks == ["write-alpha", "write-beta"]
     [kept] = entry.trials
     assert (kept.decision, kept.applied, kept.suite) == ("keep", False, "suite-one")
     numbers = kept.numbers

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from evolve.cli import app, main
 from evolve.report.build import render_report
 from evolve.report.data import collect
-from tests.fixtures.recorded_run import CHANGES, SCENARIOS, build_recorded_run
+from tests.fixtures.recorded_run import CHANGES, SCENARIOS, build_recorded_run, record_exam
 
 runner = CliRunner()
 FIGURES = ("pass-rate", "task-heatmap", "verdicts", "prediction-scores", "cost")
@@ -140,3 +140,35 @@ def test_diff_of_an_unknown_commit_is_a_clear_error(runs, capsys):
         main(["diff", str(runs["full"]), "no-such-commit"])
     assert exit_info.value.code == 2
     assert "unknown commit" in capsys.readouterr().err
+
+
+def test_the_report_opens_with_the_answer_then_the_path(tmp_path):
+    """The morning view: before the summary tiles and the plots, the exam's answer (final vs
+    seed, vs the matched-budget baseline, what the evolution cost) and one row per change."""
+    run = build_recorded_run(tmp_path / "run")
+    exam = record_exam(run)
+    html = render_report(collect(run))
+    answer, path, tiles = (html.index(f'id="{i}"') for i in ("answer", "lineage", "summary"))
+    assert answer < path < tiles < html.index('id="fig-pass-rate"')
+    first = html[answer:tiles]
+    assert 'class="verdict better" data-a="seed" data-b="final"' in first
+    assert "final vs seed: better by +60.9 points [+36.8, +85.1]" in first
+    assert 'data-a="best-of-8" data-b="final">final vs seed best-of-8: no difference shown' in first
+    assert "the evolution spent 32 rollouts, 181,000 tokens, 2.5 hours" in first
+    assert "256 rollouts, 812,000 tokens, 96 picker calls" in first  # the baseline's cost
+    assert exam.against_baseline.verdict == "no difference shown"
+    rows = re.findall(r'<tr class="(\w+)" id="path-([\w-]+)">(.*?)</tr>', first, re.DOTALL)
+    assert [(decision, change) for decision, change, _ in rows] == [
+        ("keep", "c0-prompt"), ("revert", "c0-memory"), ("revert", "c1-placebo"),
+        ("revert", "c1-tool"), ("pending", "c2-memory")]
+    tool = rows[3][2]
+    assert "fix gamma p=0.60; regress beta p=0.20 (+5 points)" in tool
+    assert "+100.0 points on 1 task (6 wins, 0 losses; p = 0.0348); regressed beta" in tool
+    assert "<td>its trial</td>" in tool
+    assert "The path: 5 changes, 1 kept" in first
+
+
+def test_without_an_exam_or_changes_the_first_screen_says_so(runs):
+    html = render_report(collect(runs["empty"]))
+    assert 'id="no-exam"' in html and "No final exam yet" in html
+    assert "The path: 0 changes, 0 kept" in html and 'id="no-path"' in html

@@ -1,8 +1,11 @@
 """The report as a person sees it: rendered from a recorded run, opened in headless Chromium with
 no network, and checked from the DOM after plotly ran: every plot drew its points, every change row
-is there. A screenshot is kept at /tmp/evoharness-report.png for a person to look at."""
+is there, and the first screen holds the answer and the path. Screenshots are kept at
+/tmp/evoharness-report.png and /tmp/evoharness-report-first-screen.png for a person to look at."""
 from __future__ import annotations
 
+import html
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -12,7 +15,7 @@ from pathlib import Path
 
 from evolve.report.build import write_report
 from evolve.report.data import collect
-from tests.fixtures.recorded_run import build_recorded_run
+from tests.fixtures.recorded_run import build_recorded_run, record_exam
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT_COPY = Path("/tmp/evoharness-report.png")
@@ -92,3 +95,42 @@ def test_report_draws_every_plot_and_row_in_chromium(tmp_path):
     assert shot.stat().st_size > 10_000
     shutil.copyfile(shot, SCREENSHOT_COPY)
     print(f"report screenshot: {shot} (copy at {SCREENSHOT_COPY})")
+
+
+# Run in the page after it is drawn: where the answer, the path and what follows them are.
+_WHERE = """<script>
+  for (const id of ["answer", "lineage", "summary"]) {
+    const box = document.getElementById(id).getBoundingClientRect();
+    document.body.dataset[id] = Math.round(box.top) + "," + Math.round(box.bottom);
+  }
+</script>
+</body>"""
+FIRST_SCREEN = (1400, 900)  # a laptop's browser window
+FIRST_SCREEN_COPY = Path("/tmp/evoharness-report-first-screen.png")
+
+
+def test_the_first_screen_holds_the_answer_and_the_whole_path(tmp_path):
+    """The morning view: with a recorded exam (final vs seed, vs the matched-budget baseline),
+    the answer and every change of the path are laid out above the fold of a 1400x900 window,
+    before the summary tiles and the plots."""
+    run = build_recorded_run(tmp_path / "run")
+    exam = record_exam(run)
+    page = write_report(run)
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", _WHERE, 1))
+    width, height = FIRST_SCREEN
+    dom = _chromium(tmp_path, probe, "--dump-dom", f"--window-size={width},{height}").stdout
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    where = {name: tuple(map(int, box.split(",")))
+             for name, box in re.findall(r'data-(\w+)="(-?\d+,-?\d+)"', body)}
+    assert where["answer"][0] < where["lineage"][0] < where["summary"][0]
+    assert where["lineage"][1] <= height, where  # the whole path without scrolling
+    for line in exam.answer():
+        assert html.escape(line) in dom
+    for row in collect(run).lineage:
+        assert f'id="path-{row.change_id}"' in dom
+
+    shot = tmp_path / "first-screen.png"
+    _chromium(tmp_path, page, f"--screenshot={shot}", f"--window-size={width},{height}")
+    shutil.copyfile(shot, FIRST_SCREEN_COPY)
+    print(f"first screen: {shot} (copy at {FIRST_SCREEN_COPY})")

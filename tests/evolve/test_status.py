@@ -101,7 +101,7 @@ def test_the_status_table_fits_80_columns_whole(run_dir):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert "…" not in result.stdout and max(map(len, lines)) <= 80
-    header = next(line for line in lines if line.startswith("iter"))
+    header = next(line for line in lines if line.split()[:2] == ["iter", "train"])
     assert header.split() == ["iter", "train", "held-out", "rollouts", "infra", "trials",
                               "tokens", "changes", "kept", "reverted"]
     rows = [line.split() for line in lines[lines.index(header) + 2:][:3]]
@@ -109,7 +109,28 @@ def test_the_status_table_fits_80_columns_whole(run_dir):
         ("0", "16", "1", "1"), ("1", "8", "0", "2"), ("2", "8", "0", "0")]
 
 
-@pytest.mark.parametrize("tokens, shown", [(2_212, "2,212"), (9_999, "9,999"), (48_300, "48.3k"),
-                                           (999_960, "1.0M"), (12_400_000, "12.4M")])
-def test_token_counts_are_shown_in_at_most_6_characters(tokens, shown):
-    assert compact_count(tokens) == shown
+def test_status_opens_with_the_answer_and_the_path_of_every_change(run_dir):
+    """No exam yet, so the answer says so; then one row per change (iteration, component,
+    prediction, trial effect, decision and by what), before the iterations."""
+    lines = _status_lines(run_dir)
+    assert lines[0].startswith("no final exam yet")
+    assert lines[1] == "the path: 5 changes, 1 kept"
+    assert lines[2].split() == ["iter", "change", "component", "predicted", "trial", "decision",
+                                "by"]
+    path = {line.split()[1]: line.split() for line in lines[4:11] if len(line.split()) > 5}
+    assert path["c0-prompt"] == ["0", "c0-prompt", "system_prompt", "alpha", ".70", "+100",
+                                 "p=.035", "keep", "trial"]
+    assert path["c1-tool"][-2:] == ["revert", "trial"] and path["c2-memory"][-2:] == [
+        "pending", "-"]
+    assert "regressed beta" in "\n".join(lines)  # c1-tool's trial saw beta fall
+    assert lines.index(next(l for l in lines if l.startswith("next:"))) > 4
+    assert status(run_dir)["lineage"][0]["by"] == "its trial"
+
+
+def _status_lines(run_dir) -> list[str]:
+    result = subprocess.run([str(Path(sys.executable).parent / "evoharness"), "status",
+                             str(run_dir)], capture_output=True, text=True,
+                            env={k: v for k, v in os.environ.items() if k != "COLUMNS"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+

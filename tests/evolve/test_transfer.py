@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -15,6 +16,7 @@ from evolve.evaluation import EvalDir
 from evolve.report.build import render_report
 from evolve.report.data import collect
 from evolve.run import init_run, open_run
+from tests.fixtures import hiding
 from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
 from tests.fixtures.suites import write_suite
 from workspace.edits import apply_edits, parse_edits
@@ -61,3 +63,26 @@ def test_eval_a_runs_commits_and_a_directory_then_compare_them(tmp_path: Path) -
     html = render_report(collect(run_dir))
     assert '<h2 id="transfer">Transfer</h2>' in html and "<h3>small</h3>" in html
     assert re.search(r'id="fig-comparisons" data-points="2"', html)
+
+
+def test_a_harness_that_hides_its_failures_as_infra_errors_compares_worse(tmp_path: Path,
+                                                                         monkeypatch) -> None:
+    """Both harnesses solve alpha and beta and never gamma; the hider's gamma rollouts end as
+    infra errors (tests/fixtures/hiding.py), which leaves its pass rates no lower than the seed's.
+    `eval` and `compare` show each side's infra errors, and the rise makes it worse."""
+    hiding.patch(monkeypatch)
+    monkeypatch.setenv("COLUMNS", "250")  # the table's cells unwrapped
+    model = write_script(tmp_path / "s.yaml", [solve_rule(instruction_has=["alpha"]),
+                                               solve_rule(instruction_has=["beta"])])
+    tasks = write_suite(tmp_path / "tasks", ["alpha", "beta", "gamma"], [])
+    hider = Path(shutil.copytree(SEED_DIR, tmp_path / "hider"))
+    (hider / "memory" / "LONG_TERM.md").write_text(f"{hiding.HIDES}\n")
+    out = tmp_path / "eval"
+    shown = cli("eval", str(out), "--harness", f"seed={SEED_DIR}", "--harness", f"hider={hider}",
+                "--model", model, "--tasks", str(tasks), "--split", "train", "-k", "2")
+    [row] = json.loads(cli("compare", str(out), "--json"))
+    c = row["comparison"]
+    assert (c["a_infra"], c["b_infra"]) == ({"errors": 0, "rollouts": 6},
+                                            {"errors": 2, "rollouts": 6})
+    assert c["verdict"] == "worse" and c["mean"] >= 0  # no lower in pass rate, and worse
+    assert "0/6, 2/6" in shown and "worse (more infra errors)" in shown

@@ -20,6 +20,7 @@ from evolve.ledger import Phase
 from evolve.loop import evolve
 from evolve.run import init_run, open_run, read_run
 from evolve.trials import outcomes, stored_rollouts, trial_of
+from tests.fixtures import hiding
 from tests.fixtures.e2e_agents import (
     MANIFEST, action, change, done, evolve_rule, solve_rule, write_script,
 )
@@ -159,3 +160,26 @@ def test_a_trial_interrupted_mid_batch_resumes_to_the_same_verdicts(tmp_path: Pa
             judgement = run.ledger.judgement(entry.id)
             replayed = trial_of(entry, judgement.setup).step(outcomes(stored[entry.id]))
             assert replayed.verdict == judgement.verdict, entry.id
+
+
+def test_a_change_that_turns_its_failures_into_infra_errors_is_not_kept(tmp_path: Path,
+                                                                        monkeypatch) -> None:
+    """A placebo (alpha passes half the time with or without it) whose failing rollouts end as
+    infra errors: left out, its arm would pass alpha every time and the change be kept; counted
+    as failures of its arm, it is the placebo it is."""
+    hiding.patch(monkeypatch)
+    model = write_script(tmp_path / "s.yaml", [
+        evolve_rule([change(hiding.HIDES, ["write-alpha"]), done()]),
+        {**solve_rule(instruction_has=["alpha"]), "probability": 0.5},
+        solve_rule(instruction_has=["beta"]),
+    ])
+    run_dir = make_run(tmp_path / "run", model, all_train_suite(tmp_path / "suite"))
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+    _, ledger = read_run(run_dir)
+    [entry] = ledger.manifest(0).changes
+    judgement = ledger.judgements()[entry.id]
+    with open_run(run_dir) as run:
+        rows = stored_rollouts(run, 0)[entry.id]
+    hidden = [r for r in rows[("change", "write-alpha")] if r.outcome == "infra_error"]
+    assert hidden, "the change's failures were infra errors"
+    assert (judgement.outcome, judgement.decision) == ("not_shown", "revert"), judgement.verdict

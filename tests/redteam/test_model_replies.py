@@ -116,7 +116,8 @@ def test_a_client_that_raises_keeps_the_events_recorded_before(tmp_path):
     def broken(messages):
         raise UnicodeEncodeError("utf-8", LONE, 0, 1, "surrogates not allowed")
 
-    model = ScriptedModel([json_action("shell", command=COMMAND), broken])
+    def model():  # each try of the rollout (it is run again twice) replays the script
+        return ScriptedModel([json_action("shell", command=COMMAND), broken])
     result, _ = _rollout(_harness(tmp_path), model, tmp_path)
     assert result.outcome == Outcome.INFRA_ERROR
     assert result.exit_reason.startswith("exception: UnicodeEncodeError")

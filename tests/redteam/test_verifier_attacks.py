@@ -15,6 +15,7 @@ import pytest
 
 from evoharness.errors import ValidationFailed
 from tasks.reward import read_reward
+from tasks.sandbox import BwrapSandbox
 from tasks.task import load_task
 
 from .verifier_rollout import FIXTURES, attack, contained, suite_task, user_task
@@ -161,8 +162,8 @@ echo "check.sh exited $?"
 """
 
 
-@pytest.mark.parametrize("how", list(REWARD_SWAPS))
-def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, how):
+def swapped_reward_is_read_safely(tmp_path, how: str, factory=BwrapSandbox.for_task) -> None:
+    """One REWARD_SWAPS attack in the sandbox `factory` makes; it must be contained."""
     secret = tmp_path / "root-only.txt"
     secret.write_text(SECRET + "\n")
     secret.chmod(0o600)
@@ -170,12 +171,18 @@ def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, how):
     os.environ["EVO_REDTEAM_KEY"] = SECRET  # in the host process's /proc/self/environ
     try:
         task = user_task(tmp_path, test_sh=CHECKING_TEST_SH)
-        result, _ = attack(tmp_path, task, f"printf '%s\\n' \"{swap}; kill -9 \\$PPID\" > /app/check.sh")
+        result, _ = attack(tmp_path, task, f"printf '%s\\n' \"{swap}; kill -9 \\$PPID\" > /app/check.sh",
+                           factory=factory)
     finally:
         del os.environ["EVO_REDTEAM_KEY"]
     contained(result)
     assert SECRET not in result.verifier_tail + result.exit_reason  # the agent's own command aside
     assert "unreadable reward file" in result.verifier_tail or "no reward file" in result.verifier_tail
+
+
+@pytest.mark.parametrize("how", list(REWARD_SWAPS))
+def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, how):
+    swapped_reward_is_read_safely(tmp_path, how)
 
 
 def test_read_reward_refuses_special_files_without_blocking(tmp_path):
@@ -284,3 +291,41 @@ def test_without_a_nested_sandbox_the_judge_still_writes_the_reward(tmp_path):
                        f"cat > /app/greet.sh <<'EOF'\n#!/bin/bash\n{forger}\nEOF\nchmod +x /app/greet.sh")
     contained(result)
     assert "seen:bin,judge.py,test.sh,test_outputs.py," in result.verifier_tail
+
+
+# A separate verifier's artifacts: links that lead into the hidden tests only through each other.
+ANSWER = "the hidden answer 42\n"
+COMPARING_TEST_SH = ("#!/bin/bash\nif cmp -s /app/out.txt /tests/expected.txt; then echo 1; "
+                     "else echo 0; fi > /logs/verifier/reward.txt\n")
+LINK_CHAIN = "ln -s 'zz/../tests/expected.txt' out.txt && ln -s . zz"  # issue 21's
+
+
+def _comparing_task(tmp_path, test_sh=COMPARING_TEST_SH):
+    """A plain Harbor task whose tests compare an /app file with a reference under /tests."""
+    return user_task(tmp_path, test_sh=test_sh, files={"tests/expected.txt": ANSWER},
+                     replace={"[verifier]\n": '[verifier]\nenvironment_mode = "separate"\n',
+                              'version = "1.0"\n': 'version = "1.0"\nartifacts = ["/app"]\n'})
+
+
+def test_a_chain_of_links_into_the_tests_does_not_cross_over(tmp_path):
+    """tar's filter checks `out.txt` before `zz` exists, when its target still looks inside
+    /app; every link is checked again against the final tree."""
+    result, _ = attack(tmp_path, _comparing_task(tmp_path), LINK_CHAIN)
+    contained(result)
+    assert "1 artifact entries refused" in result.verifier_tail  # out.txt; zz -> . is harmless
+
+
+def test_the_chain_of_links_passes_with_the_final_check_off(tmp_path, monkeypatch):
+    """The attack is real: without the check against the final tree, it passes the task."""
+    monkeypatch.setattr("tasks.verifier.drop_escaping_links", lambda app, names: [])
+    result, _ = attack(tmp_path, _comparing_task(tmp_path), LINK_CHAIN)
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
+
+
+def test_links_that_stay_in_app_cross_over(tmp_path):
+    test_sh = ('#!/bin/bash\n[ "$(cat /app/out.txt)" = inside ] && [ -L /app/out.txt ] '
+               '&& echo 1 > /logs/verifier/reward.txt\n')
+    result, _ = attack(tmp_path, _comparing_task(tmp_path, test_sh),
+                       "mkdir d && echo inside > d/f && ln -s d dl && ln -s zz/dl/f out.txt "
+                       "&& ln -s . zz")
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail

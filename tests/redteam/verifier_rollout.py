@@ -19,13 +19,14 @@ SUITE = ROOT / "tasks" / "suite"
 FIXTURES = ROOT / "tests" / "fixtures" / "tasks"
 
 
-def attack(tmp_path: Path, task: Task, *commands: str,
-           factory=BwrapSandbox.for_task) -> tuple[RolloutResult, list[str]]:
+def attack(tmp_path: Path, task: Task, *commands: str, factory=BwrapSandbox.for_task,
+           harness: Path = SEED_DIR) -> tuple[RolloutResult, list[str]]:
     """One rollout whose agent runs `commands` with the shell tool, then says done. Returns the
     stored result (read back from its file, as traces/ will) and each command's tool output."""
-    model = ScriptedModel([json_action("shell", command=c) for c in commands]
-                          + [json_action("done", summary="finished")])
-    [path] = run_rollouts(load_harness(SEED_DIR), "seed", [(task, "train")], model, run_id="red",
+    def model() -> ScriptedModel:  # a fresh script for each try of the rollout
+        return ScriptedModel([json_action("shell", command=c) for c in commands]
+                             + [json_action("done", summary="finished")])
+    [path] = run_rollouts(load_harness(harness), "seed", [(task, "train")], model, run_id="red",
                           iteration=0, out_dir=tmp_path / "rollouts", sandbox_factory=factory)
     result = RolloutResult.model_validate_json(path.read_text())
     outputs = [str(e.content) for e in result.events if e.kind == "tool_result"]

@@ -12,7 +12,7 @@ from tasks.results import Outcome, RolloutResult
 from agent.events import ModelTotals
 from agent.exits import ExitReason
 from agent.loop import AgentResult
-from tasks.runner import _Guarded, _outcome, plan_rollouts, run_rollouts
+from tasks.runner import INFRA_RERUNS, _Guarded, _outcome, plan_rollouts, run_rollouts
 from tasks.verifier import VerifierResult
 from agent.clients.scripted import ScriptedModel, json_action
 
@@ -53,13 +53,33 @@ def test_model_unavailable_is_infra_error(seed_harness, hello_task, tmp_path):
     assert (result.outcome, result.exit_reason) == (Outcome.INFRA_ERROR, "model_unavailable")
 
 
-def test_exception_in_a_rollout_becomes_infra_error(seed_harness, hello_task, tmp_path):
+def test_exception_in_a_rollout_becomes_infra_error_after_two_reruns(seed_harness, hello_task,
+                                                                     tmp_path):
+    tries = []
+
     def broken(messages):
+        tries.append(1)
         raise RuntimeError("boom")
 
-    [result] = _run(seed_harness, hello_task, ScriptedModel([broken]), tmp_path)
+    [result] = _run(seed_harness, hello_task, ScriptedModel([broken] * 5), tmp_path)
     assert result.outcome == Outcome.INFRA_ERROR
     assert result.exit_reason == "exception: RuntimeError: boom"
+    assert len(tries) == 1 + INFRA_RERUNS == 3
+    notes = [e for e in result.events if e.name == "infra_rerun"]
+    assert [n.data["try"] for n in notes] == [1, 2]
+    assert "RuntimeError: boom" in notes[0].content
+
+
+def test_an_infra_error_that_goes_away_on_a_rerun_is_scored(seed_harness, hello_task, tmp_path):
+    """The first try dies outside the agent (an exception), the rerun passes: the result kept is
+    the pass, with a note of the first try."""
+    def broken(messages):
+        raise RuntimeError("a passing fault")
+
+    [result] = _run(seed_harness, hello_task, ScriptedModel([broken, *SOLVE]), tmp_path)
+    assert (result.outcome, result.reward) == (Outcome.PASS, 1.0)
+    [note] = [e for e in result.events if e.name == "infra_rerun"]
+    assert "a passing fault" in note.content
 
 
 def test_hung_model_is_a_timeout_and_the_abandoned_agent_asks_no_more(seed_harness, hello_task,
@@ -94,6 +114,29 @@ def test_a_rollout_out_of_time_after_stalled_calls_says_the_model_stalled():
     assert _outcome(agent, guard, check, stalled) == (Outcome.TIMEOUT, "model_stalled")
 
 
+def test_a_timed_out_rollout_counts_its_steps_and_tokens_from_its_events(seed_harness,
+                                                                         hello_task, tmp_path):
+    """The agent takes steps, then its model hangs past the deadline: the runner never gets the
+    agent's own counts, so the rollout's are its events' (they were 0 steps, issue 21)."""
+    released = threading.Event()
+
+    def hang(messages):
+        released.wait()
+        return json_action("done", summary="too late")
+
+    steps = [json_action("shell", command="true"), json_action("shell", command="echo hi")]
+    try:
+        [result] = _run(seed_harness, hello_task, ScriptedModel([*steps, hang]), tmp_path,
+                        rollout_timeout=8)
+    finally:
+        released.set()
+    calls = [e for e in result.events if e.kind == "tool_call"]
+    assert (result.outcome, result.exit_reason) == (Outcome.TIMEOUT, "rollout_timeout")
+    assert result.steps == len(calls) > 0  # both steps, unless a crawling machine missed one
+    assert result.tokens_in == sum(e.tokens_in for e in result.events) > 0
+    assert result.tokens_out == sum(e.tokens_out for e in result.events) > 0
+
+
 def test_k_attempts_over_workers_and_skip_existing(seed_harness, hello_task, sum_task, tmp_path):
     tasks = [(hello_task, "train"), (sum_task, "heldout")]
     seen = []
@@ -120,16 +163,22 @@ def test_plan_interleaves_attempts(hello_task, sum_task):
                                                 ("hello-world", 1), ("sum-numbers", 1)]
 
 
-def test_sandbox_failure_is_infra_error(seed_harness, hello_task, tmp_path):
+def test_sandbox_failure_is_infra_error_after_two_reruns(seed_harness, hello_task, tmp_path):
+    """bwrap cannot mount the harness: it reports no command started, which the host alone
+    reads. Each try gets a fresh sandbox (and a fresh client from the factory)."""
     from tasks.sandbox import BwrapSandbox
 
+    made = []
+
     def broken_sandbox(task, *, harness_dir):
+        made.append(1)
         return BwrapSandbox.for_task(task, harness_dir=harness_dir / "missing")
 
-    [result] = _run(seed_harness, hello_task, ScriptedModel(SOLVE), tmp_path,
+    [result] = _run(seed_harness, hello_task, lambda: ScriptedModel(SOLVE), tmp_path,
                     sandbox_factory=broken_sandbox)
     assert result.outcome == Outcome.INFRA_ERROR
     assert result.exit_reason.startswith("sandbox_error: bwrap:")
+    assert len(made) == 3
 
 
 @pytest.mark.slow

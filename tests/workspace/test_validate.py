@@ -136,11 +136,24 @@ def test_middleware_without_hooks(harness_dir: Path) -> None:
     assert_problem(harness_dir, "middleware/audit.py", "hooks")
 
 
+RUNNER = 'if __name__ == "__main__":\n    print()\n'
+
+
 def test_middleware_with_hook_loads(harness_dir: Path) -> None:
     edit_yaml(harness_dir / "harness.yaml", middleware=["audit"])
     (harness_dir / "middleware").mkdir()
-    (harness_dir / "middleware" / "audit.py").write_text("def before_tool(call):\n    return call\n")
+    (harness_dir / "middleware" / "audit.py").write_text("def before_tool(call):\n    return call\n"
+                                                         + RUNNER)
     assert load_harness(harness_dir).middleware == ["audit"]
+
+
+def test_middleware_without_its_runner_is_refused(harness_dir: Path) -> None:
+    """Its hooks would never be called: each call runs the file as a script."""
+    edit_yaml(harness_dir / "harness.yaml", middleware=["audit"])
+    (harness_dir / "middleware").mkdir()
+    (harness_dir / "middleware" / "audit.py").write_text(
+        "def before_tool(call):\n    return call\n\nif __name__ == 'other':\n    pass\n")
+    assert_problem(harness_dir, "middleware/audit.py", "runner")
 
 
 def write_skill(root: Path, text: str) -> None:

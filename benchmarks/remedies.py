@@ -1,0 +1,177 @@
+"""Each starter-library entry tried on a real code model against the seed harness, through the
+project's own trial. A seed baseline (the loop's EVAL, k rollouts of every train task) measures the
+failure patterns; each entry is applied alone on the seed, by its id as the evolve agent applies
+one, predicting a fix of the train tasks whose failing rollouts showed its patterns (at most
+--cued of them, the most shared patterns first); then every entry's paired sequential trial
+(evolve/trials.py, manifests/trial.py: base and entry arms of the same tasks in the same batches,
+alpha 0.05, then the regression screen) runs in the same rounds, so load and model drift hit both
+arms alike. A run directory (--dir) keeps everything and resumes where a killed run stopped;
+`evoharness manifest show DIR` shows each trial task by task.
+
+Prints per entry `effect_ENTRY: +x [lo, hi] points` (the trial's mean gain on its cued tasks, with
+the paired interval over tasks at 95%; a trial stops once its result is clear, so a kept entry's
+effect tends to be overstated, its p-value is exact), `decision_ENTRY: keep|revert (...)`, and
+`rollouts_ENTRY`; then the baseline's figures and `wall_time`.
+
+Run: python benchmarks/remedies.py [--dir DIR] [--model embedded] [-k 2] [--workers 2]
+        [--trial-rollouts 48] [--cued 6] [--max-tasks N] [--task-ids a,b] [--entries a,b]
+        [--tasks SUITE] [--smoke]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from evolve.agent.change import ChangeTool  # noqa: E402
+from evolve.agent.tools import LibraryOffer  # noqa: E402
+from evolve.config import RunConfig  # noqa: E402
+from evolve.ledger import EVALUATE, Phase  # noqa: E402
+from evolve.ledger.records import EvolveResult  # noqa: E402
+from evolve.library.cue import cued_tasks, task_signatures  # noqa: E402
+from evolve.library.entry import LibraryEntry  # noqa: E402
+from evolve.library.filing import trial_numbers  # noqa: E402
+from evolve.library.starter import starter_entries  # noqa: E402
+from evolve.loop import run_phases  # noqa: E402
+from evolve.run import Run, init_run, open_run  # noqa: E402
+from manifests.design import TrialDesign  # noqa: E402
+from manifests.schema import IterationManifest  # noqa: E402
+from tasks.results import RolloutResult  # noqa: E402
+from tasks.task import load_suite  # noqa: E402
+
+SUITE = ROOT / "tasks" / "suite"
+RUN_ID = "remedies"
+PROBABILITY = 0.5  # the prediction each entry is applied with, per cued task
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def progress(result: RolloutResult) -> None:
+    say(f"  {result.rollout_id}: {result.outcome.value} ({result.duration_s:.0f} s)")
+
+
+def design(args: argparse.Namespace) -> TrialDesign:
+    if args.smoke:  # a few rollouts: shows the pipeline works, decides nothing
+        return TrialDesign(max_rollouts=4, batch_rollouts=4, futility_min_pairs=1,
+                           screen_first_rollouts=1, screen_max_rollouts=1, screen_batch=1,
+                           screen_min_history=2)
+    return TrialDesign(max_rollouts=args.trial_rollouts)
+
+
+def open_or_create(where: Path, args: argparse.Namespace) -> Run:
+    if not (where / "run.yaml").is_file():
+        suite = load_suite(args.tasks)
+        train = [task.id for task, split in suite.items() if split == "train"
+                 and (args.task_ids is None or task.id in args.task_ids)]
+        init_run(where, RunConfig(
+            run_id=RUN_ID, tasks=args.tasks, task_ids=train[:args.max_tasks], model=args.model,
+            k=args.k, workers=args.workers, calibration=False, starter_library=False,
+            verdicts=design(args)))
+    return open_run(where, command="benchmark")
+
+
+def apply_entries(run: Run, entries: list[LibraryEntry], cued: int) -> dict[str, str]:
+    """Each entry with cued tasks committed alone on the seed (kept on branch remedy/ENTRY), the
+    iteration's manifest pre-registered; returns change id -> entry id."""
+    with run.ledger.reading() as store:
+        signatures = task_signatures(store.con, run.run_id, 0)
+    seed = run.repo.head()
+    offers = {e.id: LibraryOffer(e.id, e.summary(), "", edits=tuple(e.edits),
+                                 component=e.component, root_cause=e.cue.root_cause,
+                                 targeted_fix=e.targeted_fix)
+              for e in entries}
+    tool = ChangeTool(run.repo, run_id=run.run_id, iteration=0, known_tasks=run.train_ids,
+                      max_changes=len(entries), offered=offers)
+    applied = {}
+    for entry in entries:
+        tasks = cued_tasks(entry, signatures)[:cued]
+        if not tasks:
+            continue
+        result = tool({"library_entry": entry.id,
+                       "failure_evidence": [{"task_id": t} for t in tasks],
+                       "predicted_fixes": [{"task_id": t, "probability": PROBABILITY} for t in tasks],
+                       "predicted_regressions": [],
+                       "expected_delta": round(100 * PROBABILITY * len(tasks) / len(run.train_ids), 1)})
+        if result.error is not None:
+            raise SystemExit(f"{entry.id} did not apply to the seed: {result.text()}")
+        applied[tool.entries[-1].id] = entry.id
+        run.repo.set_branch(f"remedy/{entry.id}", run.repo.head())
+        run.repo.reset_hard(seed)  # the next entry goes on the seed too: each is tried alone
+    run.ledger.preregister(IterationManifest(
+        run_id=run.run_id, iteration=0, created_at=time.time(), harness_commit_before=seed,
+        changes=tool.entries, no_change_reason=None if tool.entries else "no entry was cued"))
+    run.ledger.record_phase(0, Phase.EVOLVE, EvolveResult(changes=len(tool.entries)),
+                            harness_commit=seed, seconds=0.0)
+    return applied
+
+
+def report(run: Run, entries: list[LibraryEntry], applied: dict[str, str], started: float) -> None:
+    for entry in entries:
+        if entry.id not in applied.values():
+            print(f"effect_{entry.id}: n/a (no train task showed {', '.join(entry.cue.signature)})")
+            print(f"decision_{entry.id}: untried")
+    for record in run.ledger.changes():
+        entry, judgement = applied[record.id], record.judgement
+        numbers = trial_numbers(judgement, record.verdict, record.reason)
+        effect = "n/a" if numbers.effect is None else f"{100 * numbers.effect:+.1f}"
+        interval = ("" if numbers.lo is None else
+                    f" [{100 * numbers.lo:+.1f}, {100 * numbers.hi:+.1f}]")
+        tasks = ", ".join(p.task_id for p in record.entry.predicted_fixes)
+        print(f"effect_{entry}: {effect}{interval} points")
+        print(f"decision_{entry}: {record.decision} ({record.verdict}; p = {numbers.p_value:.3g}; "
+              f"tasks: {tasks})")
+        print(f"rollouts_{entry}: {judgement.verdict.rollouts.used} rollouts")
+    with run.ledger.reading() as store:
+        passes, total = store.con.execute(
+            "SELECT count(*) FILTER (WHERE outcome = 'pass'), count(*) FROM rollouts "
+            "WHERE run_id = ? AND iteration = 0 AND trial_change = ''", [run.run_id]).fetchone()
+        trials = store.con.execute("SELECT count(*) FROM rollouts WHERE trial_change <> ''"
+                                   ).fetchone()[0]
+    print(f"baseline_pass_rate: {100 * passes / max(total, 1):.1f} % ({total} rollouts)")
+    print(f"trial_rollouts: {trials} rollouts")
+    print(f"wall_time: {time.monotonic() - started:.0f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", type=Path, help="run directory to keep (and resume) the run in")
+    parser.add_argument("--model", default="embedded", help="the code agent's model")
+    parser.add_argument("--tasks", type=Path, default=SUITE, help="a suite with suite.toml")
+    parser.add_argument("-k", type=int, default=2, help="baseline rollouts per train task")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--trial-rollouts", type=int, default=48,
+                        help="cap on each entry's paired probe (both arms)")
+    parser.add_argument("--cued", type=int, default=6, help="predicted tasks per entry, at most")
+    parser.add_argument("--max-tasks", type=int, help="only the first N train tasks")
+    parser.add_argument("--task-ids", type=lambda text: text.split(","),
+                        help="only these train tasks (comma-separated)")
+    parser.add_argument("--entries", help="comma-separated entry ids (default: all)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="caps for a smoke test: k=1, 2 train tasks, 4 probe rollouts")
+    args = parser.parse_args()
+    if args.smoke:
+        args.k, args.max_tasks, args.cued = 1, args.max_tasks or 2, 1
+    wanted = set(args.entries.split(",")) if args.entries else None
+    entries = [e for e in starter_entries() if wanted is None or e.id in wanted]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="remedies-") as scratch:
+        with open_or_create(args.dir or Path(scratch) / "run", args) as run:
+            run_phases(run, 0, EVALUATE, say, progress)
+            if run.ledger.manifest(0) is None:
+                applied = apply_entries(run, entries, args.cued)
+            else:  # resumed: the entries were applied before
+                applied = {c.id: run.repo.commit_info(c.commit).trailers["Library-Entry"]
+                           for c in run.ledger.manifest(0).changes}
+            run_phases(run, 0, (Phase.COMMIT, Phase.TRIAL), say, progress)
+            report(run, entries, applied, started)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""The starter library: structural remedies shipped with evoharness, one folder each in starters/
+(entry.yaml: the root cause, the fix, the failure patterns it answers and what it registers;
+files/: its component files as they go into a harness), read as library entries that every run
+may be offered. Where their record is kept once a run has tried one is filing.py's."""
+from __future__ import annotations
+
+import difflib
+import functools
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from debugger.patterns import DETECTORS
+from evoharness.errors import EvoError
+from workspace.edits import apply_edits
+from workspace.repo import SEED_DIR
+from workspace.spec import ComponentKind
+
+from .entry import Cue, LibraryEntry
+
+STARTERS = Path(__file__).with_name("starters")
+PATTERN_CLASS = "pattern:"  # a failure signature's class for a debugger/patterns.py pattern
+
+
+class StarterSpec(BaseModel):
+    """starters/<id>/entry.yaml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    root_cause: str
+    targeted_fix: str
+    component: ComponentKind
+    patterns: list[str] = Field(min_length=1)  # debugger/patterns.py names
+    registers: dict[Literal["tool", "middleware", "skill", "subagent"], list[str]] = Field(
+        default_factory=dict)
+
+
+def starter_entries(root: Path = STARTERS) -> list[LibraryEntry]:
+    """Every starter entry, by id."""
+    return [_entry(folder) for folder in sorted(root.iterdir()) if (folder / "entry.yaml").is_file()]
+
+
+def _entry(folder: Path) -> LibraryEntry:
+    path = folder / "entry.yaml"
+    try:
+        spec = StarterSpec.model_validate(yaml.safe_load(path.read_text()))
+    except (yaml.YAMLError, ValidationError) as error:
+        raise EvoError(f"invalid starter entry: {error}".splitlines()[0], file=path) from None
+    unknown = sorted(set(spec.patterns) - set(DETECTORS))
+    if unknown:
+        raise EvoError("names failure patterns debugger/patterns.py does not detect", file=path,
+                       field="patterns", value=unknown, hint=f"known: {', '.join(DETECTORS)}")
+    files = sorted(p for p in (folder / "files").rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts)
+    edits = [{"op": "add_file", "path": p.relative_to(folder / "files").as_posix(),
+              "content": p.read_text(encoding="utf-8")} for p in files]
+    edits += [{"op": "register_component", "kind": kind, "name": name}
+              for kind, names in spec.registers.items() for name in names]
+    return LibraryEntry(
+        id=folder.name, origin="starter", component=spec.component,
+        cue=Cue(root_cause=spec.root_cause,
+                signature=[PATTERN_CLASS + name for name in spec.patterns]),
+        targeted_fix=" ".join(spec.targeted_fix.split()), edits=edits)
+
+
+@functools.cache
+def starter_diff(entry_id: str, root: Path = STARTERS) -> str:
+    """The entry's edits as a patch of the seed harness (applied and validated on a copy of it)."""
+    entry = _entry(root / entry_id)
+    with tempfile.TemporaryDirectory(prefix="evo-starter-") as scratch:
+        harness = Path(scratch) / "harness"
+        shutil.copytree(SEED_DIR, harness, ignore=shutil.ignore_patterns("__pycache__"))
+        apply_edits(harness, entry.edits)
+        return "".join(_file_diff(SEED_DIR, harness, rel) for rel in _files(SEED_DIR, harness))
+
+
+def _files(before: Path, after: Path) -> list[str]:
+    names = {p.relative_to(root).as_posix() for root in (before, after) for p in root.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts}
+    return sorted(names)
+
+
+def _file_diff(before: Path, after: Path, rel: str) -> str:
+    old, new = (_lines(root / rel) for root in (before, after))
+    if old == new:
+        return ""
+    return "".join(difflib.unified_diff(old, new, "/dev/null" if not old else f"a/{rel}",
+                                        f"b/{rel}"))
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines(keepends=True) if path.is_file() else []

@@ -1,0 +1,111 @@
+"""The path a run took, one row per change in the order they were made: its iteration and
+component, what it predicted, what its trial measured, and whether it stayed and by what (its
+trial, a cascade from another revert, or by hand). Read from the change records (manifests/
+record.py), never recomputed; status (short forms) and the report (long forms) open with it."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from manifests.record import PENDING, ChangeRecord
+from manifests.schema import ChangeManifestEntry
+
+
+class LineageRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    iteration: int  # the iteration whose EVOLVE made it
+    change_id: str
+    component: str
+    fixes: dict[str, float]  # predicted fixes: task -> stated probability
+    regressions: dict[str, float]  # predicted regressions
+    expected_delta: float  # pass-rate points the change expected
+    tried: bool  # its trial ran
+    gain: float | None = None  # the trial's mean gain on its predicted tasks (None: no pair)
+    paired: int = 0  # predicted tasks the trial paired
+    wins: int = 0
+    losses: int = 0
+    p_value: float | None = None
+    regressed: list[str] = []  # stable tasks its trial saw fall
+    outcome: str  # effective, not_shown, regression, untestable, manual or pending
+    decision: str  # keep, revert or pending
+    by: str  # its trial, a cascade from CHANGE, by hand, not judged yet
+
+    def prediction(self, short: bool = False) -> str:
+        """"fix alpha p=0.70; regress beta p=0.20 (+5 points)"; short: "alpha .70 -beta .20"."""
+        if short:
+            parts = [f"{t} {_short(p)}" for t, p in self.fixes.items()]
+            parts += [f"-{t} {_short(p)}" for t, p in self.regressions.items()]
+            return " ".join(parts) or "-"
+        return f"{_claims(self.fixes, self.regressions)} ({self.expected_delta:+g} points)"
+
+    def effect(self, short: bool = False) -> str:
+        """"+50.0 points on 1 task (3 wins, 0 losses; p = 0.0123)"; short: "+50 p=0.012"."""
+        if not self.tried:
+            return "not run yet" if self.decision == PENDING else "not tried"
+        fell = f"{' ' if short else '; '}regressed {', '.join(self.regressed)}" \
+            if self.regressed else ""
+        if short:
+            gain = "no pair" if self.gain is None else f"{100 * self.gain:+.0f}"
+            return f"{gain} p={_short(self.p_value, 3)}{fell}"
+        gain = "no pair ran" if self.gain is None else (
+            f"{100 * self.gain:+.1f} points on {self.paired} task{'s' * (self.paired != 1)}")
+        return (f"{gain} ({self.wins} wins, {self.losses} losses; p = {self.p_value:.4f})"
+                f"{fell}")
+
+    def decided_by(self, short: bool = False) -> str:
+        """What decided it: "its trial", "a cascade from c0-x", "by hand"; short: "trial",
+        "cascade from c0-x", "hand"."""
+        if not short:
+            return self.by
+        if self.decision == PENDING:
+            return "-"
+        return self.by.removeprefix("its ").removeprefix("a ").removeprefix("by ")
+
+
+def lineage(records: list[ChangeRecord]) -> list[LineageRow]:
+    return [_row(r) for r in records]
+
+
+def prediction_text(change: ChangeManifestEntry) -> str:
+    """"fix alpha p=0.70; regress beta p=0.20" (or "nothing predicted")."""
+    return _claims({p.task_id: p.probability for p in change.predicted_fixes},
+                   {p.task_id: p.probability for p in change.predicted_regressions})
+
+
+def _claims(fixes: dict[str, float], regressions: dict[str, float]) -> str:
+    parts = [f"fix {t} p={p:.2f}" for t, p in fixes.items()]
+    parts += [f"regress {t} p={p:.2f}" for t, p in regressions.items()]
+    return "; ".join(parts) or "nothing predicted"
+
+
+def _short(probability: float, digits: int = 2) -> str:
+    """0.70 -> ".70" (1.00 stays)."""
+    text = f"{probability:.{digits}f}"
+    return text[1:] if text.startswith("0") else text
+
+
+def _row(record: ChangeRecord) -> LineageRow:
+    entry, judgement = record.entry, record.judgement
+    tried = {}
+    if judgement is not None:
+        verdict = judgement.verdict
+        tried = dict(gain=verdict.effect, paired=len(verdict.gains), wins=verdict.wins,
+                     losses=verdict.losses, p_value=verdict.p_value,
+                     regressed=judgement.regressions)
+    return LineageRow(
+        iteration=record.iteration, change_id=entry.id, component=entry.component,
+        fixes={p.task_id: p.probability for p in entry.predicted_fixes},
+        regressions={p.task_id: p.probability for p in entry.predicted_regressions},
+        expected_delta=entry.expected_delta, tried=judgement is not None, **tried,
+        outcome=record.verdict, decision=record.decision, by=_decided_by(record))
+
+
+def _decided_by(record: ChangeRecord) -> str:
+    revert = record.revert
+    if revert is not None and revert.manual:
+        return "by hand"
+    if revert is not None and revert.cascaded_from:
+        return f"a cascade from {revert.cascaded_from}"
+    if record.judgement is not None:
+        return "its trial"
+    return "by hand" if revert is not None else "not judged yet"

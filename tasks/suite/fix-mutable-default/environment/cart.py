@@ -1,0 +1,11 @@
+def add_item(item, cart=[]):
+    """Append item to cart and return cart. Called without a cart, it starts a new, empty cart
+    for that call: carts from separate calls never share items."""
+    cart.append(item)
+    return cart
+
+
+def merge_carts(first, second):
+    """A new cart with first's items, then second's. Neither argument is modified."""
+    first.extend(second)
+    return first

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+awk '{print NR ": " $0}' /app/todo.txt > /app/numbered.txt

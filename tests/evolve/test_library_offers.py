@@ -1,0 +1,66 @@
+"""Which library entries a run is offered (evolve/library/cue.py): the starter entries whose failure
+patterns its failing train rollouts show, with the tasks they showed in; a library's copy of a
+starter (its record) stands for it; entries the run applied already are left out; held-out and
+trial rollouts never count."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from evolve.library.cue import offers, task_signatures
+from evolve.library.entry import Numbers, Trial
+from evolve.library.starter import starter_diff, starter_entries
+from evolve.library.store import Library
+from tests.debugger.conftest import RUN, Traces, output, shell
+
+REFUSED_RM = [shell("echo x > out.txt"), output(""), shell("rm out.txt"), output("")]
+
+
+@pytest.fixture
+def traces(tmp_path: Path) -> Traces:
+    store = Traces(tmp_path / "traces.duckdb")
+    done = ("tool_call", "done", "", {"arguments": {"summary": "x"}})
+    store.rollout("count", 0, "fail", events=[shell("wc -l poem.txt"), output("14"), done])
+    missing = output("mv: cannot stat 'a': No such file or directory")
+    store.rollout("loop", 0, "fail", exit_reason="max_steps", events=[shell("mv a b"), missing] * 4)
+    store.rollout("loop", 1, "pass", events=REFUSED_RM)  # passing: not evidence
+    store.rollout("secret", 0, "fail", split="heldout", events=REFUSED_RM)
+    store.rollout("count", 0, "fail", trial_change="c1", trial_arm="change", events=REFUSED_RM)
+    yield store
+    store.con.close()
+
+
+def test_starter_entries_are_offered_for_the_patterns_failing_train_rollouts_show(
+        traces: Traces) -> None:
+    signatures = task_signatures(traces.con, RUN, 1)
+    assert signatures["count"] == {"fail/done", "pattern:done_without_write"}
+    assert "pattern:repeated_command" in signatures["loop"] and "secret" not in signatures
+    offered = {o.entry_id: o for o in offers(None, traces.con, RUN, 1)}
+    # output-guard answers deleting one's own output, seen only in held-out and trial rollouts
+    assert set(offered) == {"done-guard", "repeat-breaker", "shell-error-hints",
+                            "steps-left-warning"}
+    done_guard = offered["done-guard"]
+    assert done_guard.summary.endswith("[not tried yet] Seen here in: count.")
+    assert done_guard.tasks == ("count",) and done_guard.edits[0]["path"] == "middleware/done_guard.py"
+    assert "+++ b/middleware/done_guard.py" in done_guard.text
+    assert offers(None, traces.con, RUN, 1, starter=False) == []
+
+
+def test_a_librarys_record_of_a_starter_stands_for_it_and_applied_entries_are_left_out(
+        traces: Traces, tmp_path: Path) -> None:
+    [guard] = [e for e in starter_entries() if e.id == "done-guard"]
+    tried = Trial(run_id="night1", change_id="c2", iteration=1, model="embedded", suite="suite",
+                  suite_path="/suite", decision="revert", applied=True, filed_at=time.time(),
+                  numbers=Numbers(method="paired-trial", verdict="not_shown"))
+    library = tmp_path / "library"
+    Library(library).save([(guard.model_copy(update={"trials": [tried]}),
+                            starter_diff(guard.id))], "file night1")
+    offered = {o.entry_id: o for o in offers(library, traces.con, RUN, 1,
+                                             exclude={"repeat-breaker"})}
+    assert "repeat-breaker" not in offered
+    assert "reverted 1x (embedded on suite (night1))" in offered["done-guard"].summary
+    assert "+++ b/middleware/done_guard.py" in offered["done-guard"].text  # the diff it was filed with
+    only_mine = offers(library, traces.con, RUN, 1, starter=False)
+    assert [o.entry_id for o in only_mine] == ["done-guard"]

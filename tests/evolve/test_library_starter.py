@@ -1,0 +1,176 @@
+"""The starter library (evolve/library/starter.py): every entry applies cleanly to the seed harness
+and passes `harness check`, cues real failure patterns, and its component does what its entry
+claims inside the real sandbox, on a real task and verifier, driven by a scripted code agent (a
+TEST DOUBLE playing a misbehaving small model) against the seed on the same replies."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from agent.clients.scripted import ScriptedModel, json_action
+from debugger.patterns import DETECTORS
+from evolve.agent.components import RUNNER
+from evolve.cli import app
+from evolve.library.starter import PATTERN_CLASS, starter_diff, starter_entries
+from tasks.results import RolloutResult
+from tasks.runner import run_rollouts
+from tasks.task import load_task
+from workspace.edits import apply_edits
+from workspace.repo import SEED_DIR
+from workspace.spec import LoadedHarness
+from workspace.validate import load_harness
+
+ROOT = Path(__file__).resolve().parents[2]
+HELLO = ROOT / "tests" / "fixtures" / "tasks" / "hello-world"  # wants hello.txt: Hello, world!
+COUNT_LINES = ROOT / "tasks" / "suite" / "count-lines"  # wants /app/line_count.txt: 14
+ENTRIES = {entry.id: entry for entry in starter_entries()}
+
+
+def harness(tmp_path: Path, entry_id: str | None, **settings: object) -> LoadedHarness:
+    """The seed, with the entry's edits applied as a `change` naming it applies them."""
+    root = tmp_path / (entry_id or "seed")
+    shutil.copytree(SEED_DIR, root)
+    if settings:
+        spec = yaml.safe_load((root / "harness.yaml").read_text())
+        spec["settings"].update(settings)
+        (root / "harness.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    if entry_id is not None:
+        apply_edits(root, ENTRIES[entry_id].edits)
+    return load_harness(root)
+
+
+def rollout(tmp_path: Path, loaded: LoadedHarness, task: Path, replies: list[str]
+            ) -> tuple[RolloutResult, ScriptedModel]:
+    """One rollout in the bubblewrap sandbox, judged by the task's verifier."""
+    model = ScriptedModel(replies)
+    out = tmp_path / "rollouts" / loaded.root.name
+    [path] = run_rollouts(loaded, "test", [(load_task(task), "train")], model, run_id="starter",
+                          iteration=0, out_dir=out)
+    return RolloutResult.model_validate_json(path.read_text()), model
+
+
+def results(result: RolloutResult) -> list[str]:
+    return [e.content for e in result.events if e.kind == "tool_result"]
+
+
+def shell(command: str) -> str:
+    return json_action("shell", command=command)
+
+
+DONE = json_action("done", summary="finished")
+
+
+@pytest.mark.parametrize("entry_id", sorted(ENTRIES))
+def test_each_entry_applies_to_the_seed_passes_harness_check_and_cues_known_patterns(
+        tmp_path: Path, entry_id: str) -> None:
+    entry = ENTRIES[entry_id]
+    loaded = harness(tmp_path, entry_id)
+    result = CliRunner().invoke(app, ["harness", "check", str(loaded.root)])
+    assert result.exit_code == 0 and result.output.startswith("OK"), result.output
+    assert entry.origin == "starter" and entry.trials == [] and entry.record() == "not tried yet"
+    assert entry.cue.signature and all(
+        c.startswith(PATTERN_CLASS) and c.removeprefix(PATTERN_CLASS) in DETECTORS
+        for c in entry.cue.signature)
+    for edit in entry.edits:  # every middleware keeps the contract's runner, word for word
+        if edit.get("path", "").startswith("middleware/"):
+            assert edit["content"].endswith(RUNNER)
+    diff = starter_diff(entry_id)
+    assert "+++ b/harness.yaml" in diff and all(f"+++ b/{e['path']}" in diff
+                                                for e in entry.edits if "path" in e)
+
+
+def test_done_guard_refuses_an_early_done_once_and_turns_a_fail_into_a_pass(tmp_path: Path) -> None:
+    """The 1.5B on count-lines: it counted, then called done without writing the file."""
+    replies = [shell("wc -l < /app/poem.txt"), DONE,
+               shell("wc -l < /app/poem.txt > /app/line_count.txt"),
+               shell("cat /app/line_count.txt"), DONE]
+    seed, _ = rollout(tmp_path, harness(tmp_path, None), COUNT_LINES, replies)
+    guarded, _ = rollout(tmp_path, harness(tmp_path, "done-guard"), COUNT_LINES, replies)
+    assert (seed.outcome.value, seed.steps) == ("fail", 2)
+    assert guarded.outcome.value == "pass"
+    refusal = results(guarded)[1]
+    assert refusal.startswith("ERROR (permanent): blocked by middleware: not finished: the task "
+                              "asks for /app/line_count.txt, which does not exist yet")
+    # The 1.5B, told the file was missing, once made it with `touch`: empty counts as missing.
+    touched, _ = rollout(tmp_path / "touch", harness(tmp_path / "touch", "done-guard"),
+                         COUNT_LINES, [shell("touch /app/line_count.txt"), DONE, DONE])
+    assert "/app/line_count.txt is empty" in results(touched)[1]
+    # Done first is refused too, but only once: a second done ends the rollout.
+    early, _ = rollout(tmp_path / "early", harness(tmp_path / "early", "done-guard"), HELLO,
+                       [DONE, DONE, shell("echo never")])
+    assert "nothing has been run yet" in results(early)[0]
+    assert (early.exit_reason, early.steps) == ("done", 2)
+
+
+def test_repeat_breaker_refuses_the_same_call_and_quotes_what_it_returned(tmp_path: Path) -> None:
+    loop = shell("cat notes.txt")
+    guarded, _ = rollout(tmp_path, harness(tmp_path, "repeat-breaker"), HELLO,
+                         [loop, loop, json_action("shell", command="cat   notes.txt"),
+                          shell("ls"), loop, DONE])
+    first, again, spaced, listing, after = results(guarded)[:5]
+    assert "No such file or directory" in first
+    assert again.startswith("ERROR (permanent): blocked by middleware: you just ran this exact call")
+    assert "cat: notes.txt: No such file or directory" in again  # what it returned, quoted back
+    assert "(refused 2 times now)" in spaced  # whitespace does not make a new command
+    assert "blocked" not in listing and "No such file" in after  # once something else ran: runs
+    ran = [e for e in guarded.events if e.kind == "middleware" and e.data["action"] == "block"]
+    assert len(ran) == 2
+
+
+def test_write_file_tool_writes_without_quoting_and_makes_scripts_executable(
+        tmp_path: Path) -> None:
+    content = "Hello, world!\n"
+    replies = [json_action("write_file", path="hello.txt", content=content),
+               json_action("write_file", path="/app/bin/run.sh",
+                           content="#!/bin/bash\necho \"it's $((6 * 7))\"\n"),
+               shell("/app/bin/run.sh"), json_action("write_file", path="/etc/x", content="x"),
+               DONE]
+    seed, _ = rollout(tmp_path, harness(tmp_path, None), HELLO, replies)
+    tooled, _ = rollout(tmp_path, harness(tmp_path, "write-file-tool"), HELLO, replies)
+    assert seed.outcome.value == "fail" and "unknown tool 'write_file'" in results(seed)[0]
+    assert tooled.outcome.value == "pass"
+    wrote, script, ran, outside = results(tooled)[:4]
+    assert wrote == ("wrote 14 bytes, 1 lines to /app/hello.txt. It now holds:\nHello, world!\n")
+    assert "(executable)" in script and ran.startswith("it's 42")
+    assert outside.startswith("error: /etc/x is outside /app")
+
+
+def test_shell_error_hints_explain_the_error_and_list_what_exists(tmp_path: Path) -> None:
+    guarded, _ = rollout(tmp_path, harness(tmp_path, "shell-error-hints"), HELLO, [
+        shell("mkdir -p notes && touch 'notes/meeting notes.txt' notes/todo.txt"),
+        shell("cat notes/meeting"), shell("wc -l > $1"), shell("nosuchtool --version"),
+        shell("ls"), DONE])
+    _, missing, redirect, unknown, plain = results(guarded)[:5]
+    assert "[hint: notes/meeting does not exist. /app/notes holds: 'meeting notes.txt', " \
+           "todo.txt. Names with spaces must be quoted" in missing
+    assert "ambiguous redirect" in redirect and "[hint: a redirect (> or <) got an empty" in redirect
+    assert "[hint: nosuchtool is not installed here" in unknown
+    assert "[hint" not in plain
+
+
+def test_output_guard_keeps_what_the_agent_wrote_unless_it_insists(tmp_path: Path) -> None:
+    replies = [shell("echo 'Hello, world!' > hello.txt"), shell("rm -f hello.txt"), DONE]
+    seed, _ = rollout(tmp_path, harness(tmp_path, None), HELLO, replies)
+    guarded, _ = rollout(tmp_path, harness(tmp_path, "output-guard"), HELLO, replies)
+    assert (seed.outcome.value, guarded.outcome.value) == ("fail", "pass")
+    assert "this deletes hello.txt, which you wrote earlier" in results(guarded)[1]
+    insists, _ = rollout(tmp_path / "again", harness(tmp_path / "again", "output-guard"), HELLO,
+                         [replies[0], replies[1], replies[1], shell("rm -rf /app"), DONE])
+    _, refused, deleted, everything = results(insists)[:4]
+    assert "blocked" in refused and "blocked" not in deleted
+    assert "the task's whole folder" in everything
+    assert insists.outcome.value == "fail"  # deleted on purpose: the guard costs one step
+
+
+def test_steps_left_warning_is_read_in_the_last_three_steps(tmp_path: Path) -> None:
+    warned, model = rollout(tmp_path, harness(tmp_path, "steps-left-warning", max_steps=5), HELLO,
+                            [shell("ls"), shell("pwd"), shell("ls -a"), shell("id"), DONE])
+    last_read = [call[-1].content for call in model.calls]
+    assert [text.startswith("[") and "step(s) left" in text for text in last_read] == [
+        False, False, True, True, True]
+    assert last_read[2].startswith("[3 step(s) left") and last_read[4].startswith("[1 step(s)")
+    assert warned.exit_reason == "done"

@@ -1,0 +1,49 @@
+"""The path of a run (evolve/lineage.py): each change's prediction, trial effect and decision as
+its records hold them, and what decided it: its trial, a cascade from another revert, or a hand."""
+from __future__ import annotations
+
+import pytest
+
+from evolve.lineage import lineage
+from evolve.run import read_run
+from manifests.revert import RevertRecord
+from tests.fixtures.recorded_run import build_recorded_run
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    run = build_recorded_run(tmp_path_factory.mktemp("runs") / "full")
+    return {r.id: r for r in read_run(run)[1].changes()}
+
+
+def test_rows_carry_what_the_records_hold(records):
+    rows = {row.change_id: row for row in lineage(list(records.values()))}
+    prompt = rows["c0-prompt"]
+    assert (prompt.iteration, prompt.component, prompt.decision, prompt.by) == (
+        0, "system_prompt", "keep", "its trial")
+    assert prompt.prediction() == "fix alpha p=0.70 (+5 points)"
+    assert prompt.prediction(short=True) == "alpha .70"
+    judged = records["c0-prompt"].judgement.verdict
+    assert prompt.gain == judged.effect and prompt.p_value == judged.p_value
+    assert prompt.effect(short=True) == f"+100 p={judged.p_value:.3f}".replace("0.", ".", 1)
+    tool = rows["c1-tool"]
+    assert tool.regressed == ["beta"] and tool.effect().endswith("; regressed beta")
+    assert tool.prediction(short=True) == "gamma .60 -beta .20"
+    pending = rows["c2-memory"]
+    assert (pending.effect(), pending.decided_by(), pending.decided_by(short=True)) == (
+        "not run yet", "not judged yet", "-")
+
+
+def test_a_revert_says_whether_a_cascade_or_a_hand_made_it(records):
+    kept = records["c0-prompt"]
+    revert = RevertRecord(change_id="c0-prompt", commit=kept.entry.commit, revert_commit="r" * 40,
+                          reason="x")
+    by_hand = kept.model_copy(update={"revert": revert.model_copy(update={"manual": True})})
+    cascaded = kept.model_copy(update={"revert": revert.model_copy(
+        update={"cascaded_from": "c0-memory"})})
+    unjudged = records["c2-memory"].model_copy(update={"revert": revert})
+    rows = lineage([by_hand, cascaded, unjudged])
+    assert [(r.decision, r.by) for r in rows] == [
+        ("revert", "by hand"), ("revert", "a cascade from c0-memory"), ("revert", "by hand")]
+    assert [r.decided_by(short=True) for r in rows] == ["hand", "cascade from c0-memory", "hand"]
+    assert rows[2].effect() == "not tried"

@@ -1,0 +1,42 @@
+"""benchmarks/remedies.py end to end on the scripted model (a TEST DOUBLE: its code agent calls done
+at once, then would run the task's RUN line if done were refused): the seed baseline shows the
+done_first pattern on two tasks, so done-guard is tried there and kept by its trial, with its
+effect and interval printed; repeat-breaker answers nothing the baseline shows and is not tried.
+A second invocation on the same --dir resumes the stored run and prints the same."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fixtures.e2e_agents import solve_rule, write_script
+from tests.fixtures.suites import write_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bench(*args: str) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "remedies.py"), *args],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_an_entry_cued_by_the_baseline_is_tried_against_the_seed_and_reported(
+        tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", ["alpha", "beta", "gamma"], ["omega"])
+    early_done = [{"tool": "done", "arguments": {"summary": "early"}}, {"run_line": True}]
+    model = write_script(tmp_path / "model.yaml", [
+        *({"when": {"instruction_has": [word]}, "replies": early_done} for word in ("alpha", "beta")),
+        solve_rule()])  # write-gamma: always passes, so the screen guards it
+    args = ["--dir", str(tmp_path / "run"), "--tasks", str(suite), "--model", model, "-k", "1",
+            "--entries", "done-guard,repeat-breaker", "--trial-rollouts", "24"]
+    out = bench(*args)
+    lines = dict(line.split(": ", 1) for line in out.splitlines())
+    assert lines["effect_done-guard"].startswith("+100.0 [")
+    assert lines["decision_done-guard"].startswith("keep (effective; p = ")
+    assert lines["decision_done-guard"].endswith("tasks: write-alpha, write-beta)")
+    assert lines["decision_repeat-breaker"] == "untried"
+    assert lines["effect_repeat-breaker"].startswith("n/a (no train task showed pattern:")
+    assert lines["baseline_pass_rate"] == "33.3 % (3 rollouts)"
+    assert bench(*args).splitlines()[:5] == out.splitlines()[:5]  # resumed: nothing re-run

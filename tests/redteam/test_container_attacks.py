@@ -1,0 +1,111 @@
+"""The host sandbox's reward-file and artifact attacks replayed in the container backend, each
+driven through the runner with a scripted agent, a real engine and the real verifier: whatever the
+agent leaves in place of the reward file is read safely by the host, a link in /app does not carry
+the hidden tests or a host file across to a separate verifier, a process left running cannot write
+the reward, and the agent's container has no /logs to write to."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tasks.environments import EnvironmentSettings, environments
+from tasks.task import load_task
+from tests.fixtures.containers import container_home, needs_engine
+
+from .test_verifier_attacks import REWARD_SWAPS, SECRET, swapped_reward_is_read_safely
+from .verifier_rollout import attack, contained, user_task
+
+pytestmark = needs_engine
+__all__ = ["container_home"]  # the fixture, used by name
+
+
+@pytest.fixture
+def in_container(container_home):
+    """The container factory over the test base, which stands in for hello-world's ubuntu."""
+    return environments(EnvironmentSettings(kind="container", home=container_home))
+
+
+@pytest.mark.parametrize("how", list(REWARD_SWAPS))
+def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, in_container, how):
+    swapped_reward_is_read_safely(tmp_path, how, factory=in_container)
+
+
+SEPARATE = {"[verifier]\n": '[verifier]\nenvironment_mode = "separate"\n'}
+
+
+def test_an_artifact_path_through_a_link_does_not_copy_host_files(tmp_path, in_container):
+    test_sh = '#!/bin/bash\ncat /app/out/hostname 2>&1; echo 0 > /logs/verifier/reward.txt\n'
+    task = user_task(tmp_path, test_sh=test_sh, replace={
+        **SEPARATE, 'version = "1.0"\n': 'version = "1.0"\nartifacts = ["/app/out/hostname"]\n'})
+    result, _ = attack(tmp_path, task, "ln -s /etc /app/out", factory=in_container)
+    contained(result)
+    assert open("/etc/hostname").read().strip() not in result.verifier_tail
+    assert "No such file" in result.verifier_tail and "artifact entries refused" in result.verifier_tail
+
+
+def test_a_link_into_the_hidden_tests_does_not_cross_over(tmp_path, in_container):
+    """Were the link kept, the verifier's `cat` would print its own test.sh."""
+    test_sh = ('#!/bin/bash\n# marker-in-the-hidden-test\ncat /app/answer.txt 2>&1\n'
+               'echo 0 > /logs/verifier/reward.txt\n')
+    task = user_task(tmp_path, test_sh=test_sh, replace={
+        **SEPARATE, 'version = "1.0"\n': 'version = "1.0"\nartifacts = ["/app"]\n'})
+    result, _ = attack(tmp_path, task, "ln -s /tests/test.sh /app/answer.txt",
+                       factory=in_container)
+    contained(result)
+    assert "marker-in-the-hidden-test" not in result.verifier_tail.split("cat /app")[-1]
+    assert "artifact entries refused" in result.verifier_tail
+
+
+def test_a_process_left_running_cannot_write_the_reward(tmp_path, in_container):
+    """The verifier waits, then writes nothing: a writer the agent left (or a reward it wrote
+    into a /logs of its own) would make this a pass."""
+    test_sh = "#!/bin/bash\nsleep 2\n"
+    task = user_task(tmp_path, test_sh=test_sh)
+    result, outputs = attack(
+        tmp_path, task,
+        "nohup setsid sh -c 'while :; do mkdir -p /logs/verifier; echo 1 > "
+        "/logs/verifier/reward.txt; sleep 0.05; done' >/dev/null 2>&1 & sleep 0.3; "
+        "ls /logs/verifier", factory=in_container)
+    contained(result)
+    assert "no reward file" in result.verifier_tail
+    # The agent's container had no /logs: it could not even make one at /.
+    assert "Permission denied" in outputs[0] or "No such file" in outputs[0]
+
+
+def test_nothing_of_the_hosts_environment_reaches_the_agent(tmp_path, in_container):
+    task = load_task(user_task(tmp_path, test_sh="#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n"
+                               ).root)
+    os.environ["EVO_REDTEAM_KEY"] = SECRET  # what an API key in the driver's environment is
+    try:
+        result, outputs = attack(tmp_path, task, "env; touch /harness/x", factory=in_container)
+    finally:
+        del os.environ["EVO_REDTEAM_KEY"]
+    assert result.outcome.value == "pass"  # the task's own test passes: the setup works
+    assert "PATH=" in outputs[0] and SECRET not in outputs[0]
+    assert "Read-only file system" in outputs[0]
+
+
+def test_the_images_environment_does_not_lead_the_verifier_into_app(tmp_path, in_container):
+    """An image whose ENV puts /app on PATH and names a bash startup file there (a Dockerfile
+    may): the verifier's commands get neither, so the agent's files are not what runs."""
+    forge = "#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n"
+    task = user_task(tmp_path, test_sh="#!/bin/bash\ncat /app/hello.txt >/dev/null 2>&1\n",
+                     files={"environment/Dockerfile": "FROM ubuntu:24.04\nWORKDIR /app\n"
+                            "ENV PATH=/app/bin:/usr/bin:/bin BASH_ENV=/app/startup.sh\n"})
+    result, _ = attack(tmp_path, task, f"mkdir -p /app/bin && printf '{forge}' | tee /app/bin/cat "
+                       "/app/startup.sh >/dev/null && chmod +x /app/bin/cat /app/startup.sh",
+                       factory=in_container)
+    contained(result)
+
+
+def test_the_verifier_is_never_the_images_user(tmp_path, in_container):
+    """With no agent.user, the agent runs as the image's USER; the verifier must not."""
+    task = user_task(tmp_path, test_sh='#!/bin/bash\n[ "$(id -u)" != 4242 ] && '
+                     "echo 1 > /logs/verifier/reward.txt\n",
+                     files={"environment/Dockerfile": "FROM ubuntu:24.04\nRUN echo "
+                            "'builder:x:4242:4242::/tmp:/bin/bash' >> /etc/passwd\n"
+                            "WORKDIR /app\nUSER builder\n"})
+    result, outputs = attack(tmp_path, task, "id -u", factory=in_container)
+    assert outputs[0].startswith("4242")
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail

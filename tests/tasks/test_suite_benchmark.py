@@ -1,0 +1,91 @@
+"""benchmarks/suite.py: which tasks it measures, each task's rate and Wilson interval, the spread,
+and a run through its command line (TEST DOUBLE: the scripted model solves count-lines with that
+task's own solution and gives up on fix-ini-port at once), stored so that running it again runs
+nothing and prints the same figures."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.suite import eval_dir, rates, select, spread
+from evoharness.errors import EvoError
+from manifests.history import TaskCounts
+from tasks.task import load_suite
+from tests.fixtures.e2e_agents import action, write_script
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "tasks" / "suite"
+
+
+def test_select_keeps_suite_order_and_refuses_unknown_tasks():
+    suite = load_suite(SUITE)
+    demo = [t.id for t, _ in suite.items() if t.id in suite.demo_tasks]
+    assert select(suite, "demo", None) == demo
+    assert select(suite, "heldout", None) == suite.heldout
+    assert select(suite, "all", ["top-ips", "count-lines"]) == ["count-lines", "top-ips"]
+    with pytest.raises(EvoError, match="not in the suite"):
+        select(suite, "all", ["count-lines", "no-such-task"])
+    with pytest.raises(EvoError, match="unknown subset"):
+        select(suite, "half", None)
+
+
+def test_each_selection_gets_its_own_directory():
+    base = Path("/runs")
+    assert eval_dir(base, "embedded", 4, "all", None) == base / "embedded-k4-all"
+    assert eval_dir(base, "ollama:qwen2.5-coder:1.5b", 2, "demo", None).name == \
+        "ollama-qwen2.5-coder-1.5b-k2-demo"
+    picked = eval_dir(base, "embedded", 4, "all", ["b", "a"])
+    assert picked == eval_dir(base, "embedded", 4, "all", ["a", "b"]) != \
+        eval_dir(base, "embedded", 4, "all", ["a"])
+    assert eval_dir(base, "embedded", 4, "all", None, "runs/night@iter-002").name == \
+        "embedded-k4-all-runs-night-iter-002"
+
+
+def test_rates_intervals_and_spread():
+    suite = load_suite(SUITE)
+    counts = {"count-lines": TaskCounts(passes=0, total=4),
+              "fix-ini-port": TaskCounts(passes=2, total=4),
+              "top-ips": TaskCounts(passes=4, total=4),
+              "word-frequency": TaskCounts(passes=1, total=8)}
+    rows = {r.task_id: r for r in rates(suite, counts)}
+    assert rows["top-ips"].split == "heldout" and rows["count-lines"].split == "train"
+    # Wilson's 95% interval for 2 of 4 is 0.5 +- 0.350 (by hand: z = 1.96, centre 0.5)
+    assert rows["fix-ini-port"].lo == pytest.approx(0.150, abs=1e-3)
+    assert rows["fix-ini-port"].hi == pytest.approx(0.850, abs=1e-3)
+    assert rows["count-lines"].lo == 0 and rows["top-ips"].hi == pytest.approx(1.0)
+    assert spread(list(rows.values())) == {"never": 1, "between": 2, "always": 1, "informative": 1}
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_the_benchmark_runs_stores_and_resumes(tmp_path):
+    solve = (SUITE / "count-lines" / "solution" / "solve.sh").read_text()
+    model = write_script(tmp_path / "agent.yaml", [
+        {"when": {"instruction_has": ["/app/poem.txt"]},
+         "replies": [action("shell", command=solve)]}])
+    command = [sys.executable, str(ROOT / "benchmarks" / "suite.py"), "--model", model,
+               "--tasks", "count-lines,fix-ini-port", "-k", "2", "--dir", str(tmp_path / "bench")]
+
+    first = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert first.returncode == 0, first.stderr[-2000:]
+    lines = first.stdout.splitlines()
+    assert any(line.split()[:5] == ["count-lines", "train", "easy", "text-processing", "2/2"]
+               for line in lines), first.stdout
+    assert any(line.split()[:5] == ["fix-ini-port", "train", "easy", "config-build", "0/2"]
+               for line in lines), first.stdout
+    for figure in ("tasks_never_train: 1 tasks", "tasks_always_train: 1 tasks",
+                   "tasks_between_train: 0 tasks", "pass_rate_all: 50.0 % (2 tasks)",
+                   "tasks_without_a_scored_rollout: 0 tasks", "rollouts_pass: 2 rollouts",
+                   "rollouts_fail: 2 rollouts", "rollouts_timeout: 0 rollouts",
+                   "rollouts_run_now: 4 rollouts"):
+        assert figure in lines, (figure, first.stdout)
+
+    again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "rollouts_run_now: 0 rollouts" in again.stdout.splitlines()
+    figures = [line for line in lines if not line.startswith(("rollouts_run_now", "wall_"))]
+    assert figures == [line for line in again.stdout.splitlines()
+                       if not line.startswith(("rollouts_run_now", "wall_"))]
