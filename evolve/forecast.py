@@ -31,7 +31,9 @@ class Plan(BaseModel):
     changes: int  # per iteration, at most
     probe_cap: int  # one change's paired probe, at most
     screen_cap: int  # one change's regression screen, at most (every train task at its cap)
-    exam: int
+    exam: int  # its seed (twice), final and best harness; with a best-of-N baseline of known N,
+    # its attempts too
+    baseline_unsized: bool = False  # a best-of baseline whose N is the evolution's own spend
 
     @property
     def least(self) -> int:
@@ -55,11 +57,14 @@ class Pace(BaseModel):
 
 def plan(config: RunConfig, train: int, heldout: int) -> Plan:
     evaluation = (train + heldout) * config.k
+    exam = config.exam
+    best_of = heldout * (exam.picks or exam.k) * (exam.best_of_n or 0)
     return Plan(evaluations=config.stop.iterations + 1, evaluation=evaluation,
                 baseline_extra=evaluation if config.calibration else 0,
                 changes=config.max_changes, probe_cap=config.verdicts.max_rollouts,
                 screen_cap=config.verdicts.screen_max_rollouts * train,
-                exam=heldout * config.exam.k * EXAM_RUNS)
+                exam=heldout * exam.k * EXAM_RUNS + best_of,
+                baseline_unsized=exam.baseline is not None and exam.best_of_n is None)
 
 
 def run_pace(ledger: RunLedger, config: RunConfig) -> Pace | None:
@@ -116,7 +121,9 @@ def forecast_lines(config: RunConfig, train: int, heldout: int, known: Pace | No
     twice = " (the baseline twice)" if p.baseline_extra else ""
     lines = [f"forecast: {p.least}-{p.most} rollouts: {p.evaluations} evaluations x "
              f"{p.evaluation}{twice}, trials of up to {p.changes} changes x ({p.probe_cap} probe "
-             f"+ {p.screen_cap} screen) in {p.evaluations - 1} iterations, an exam of {p.exam}"]
+             f"+ {p.screen_cap} screen) in {p.evaluations - 1} iterations, an exam of {p.exam}"
+             + (" and its best-of baseline (N: the evolution's rollouts per train task)"
+                if p.baseline_unsized else "")]
     if known is None:
         lines.append("  no pace measured yet for this model on this machine: hours follow the "
                      "first evaluation (evoharness status)")

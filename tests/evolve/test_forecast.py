@@ -63,3 +63,11 @@ def test_a_run_leaves_its_pace_as_the_machine_s_measurement(tmp_path, monkeypatc
     os.remove(next((tmp_path / "speed").iterdir()))
     remember(ledger, config.model_copy(update={"model": "scripted:done"}))
     assert load_speed("scripted") is None  # a test double's pace is kept for nothing
+
+
+def test_an_exam_baseline_of_known_n_is_counted_and_one_of_the_evolution_s_is_named() -> None:
+    given = DEMO.model_copy(update={"exam": DEMO.exam.model_copy(
+        update={"baseline": "best-of:5"})})
+    assert plan(given, 4, 3).exam == 24 + 3 * 2 * 5  # 3 tasks x 2 picks x 5 attempts
+    unsized = DEMO.model_copy(update={"exam": DEMO.exam.model_copy(update={"baseline": "best-of"})})
+    assert "its best-of baseline" in forecast_lines(unsized, 4, 3, None)[0]
