@@ -20,6 +20,7 @@ class _Usage:
     tokens_out: int = 0
     tool_calls: Counter[str] = field(default_factory=Counter)
     refusals: Counter[str] = field(default_factory=Counter)
+    stalled_calls: int = 0  # model calls far slower than their server has been
 
 
 class Budget:

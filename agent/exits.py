@@ -16,6 +16,9 @@ class ExitReason(StrEnum):
     TOOL_BUDGET = "tool_budget"  # the model asked again for a tool whose budget is spent
     MODEL_UNAVAILABLE = "model_unavailable"  # the server was unreachable: not the harness's fault
     MODEL_ERROR = "model_error"
+    # Out of time after model calls that ran far slower than their server had (a busy machine):
+    # the time limit ended the rollout, the machine rather than the harness spent the time.
+    MODEL_STALLED = "model_stalled"
     ROLLOUT_TIMEOUT = "rollout_timeout"  # the runner's watchdog stopped the agent
     SANDBOX_ERROR = "sandbox_error"
     EXCEPTION = "exception"  # a bug or an unexpected failure inside the rollout

@@ -18,12 +18,11 @@ from agent.exits import ExitReason
 from agent.middleware import HOOKS, Middleware
 from agent.model import Message, Model, ModelError, ModelReply, ToolCall
 from agent.parsing import Action, ParseError, action_schema, format_instructions, parse_reply
-from agent.recorder import Recorder, clip
+from agent.recorder import TOOL_OUTPUT_LIMIT, Recorder, clip
 from agent.tools import DONE, ToolRegistry, ToolResult, done_tool, harness_tool, refused
 from workspace.spec import LoadedHarness, Settings, SubagentSpec, ToolSpec
 from workspace.validate import render_system_prompt
 
-MODEL_TEXT_LIMIT = 8000  # tool output the model reads per step; the event keeps less
 MIN_TOOL_SECONDS = 1.0  # a tool started just before the wall budget ends still gets a moment
 
 
@@ -151,18 +150,23 @@ class _Agent:
                            step_line(action.tool, action.arguments, result))
             if result.final is not None:
                 return self._result(ExitReason.DONE, result.final)
+        if reason == ExitReason.WALL_TIME and self.budget.usage.stalled_calls:
+            reason = ExitReason.MODEL_STALLED  # the time went to a model slowed by the machine
         return self._result(reason)
 
     def _ask(self, transcript: Transcript) -> ModelReply:
         messages = self.middleware.before_model(transcript.messages())
         started = time.perf_counter()
         reply = self._chat(messages)
+        duration_ms = reply.duration_ms or (time.perf_counter() - started) * 1000
         transcript.observe(reply.tokens_in)
         self.budget.charge_tokens(reply.tokens_in, reply.tokens_out)
+        if reply.timings is not None and reply.timings.stalled:
+            self.budget.usage.stalled_calls += 1
         self.recorder.emit(
             "model_call", name=reply.model or self.model.name, content=reply.content,
-            tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
-            duration_ms=reply.duration_ms or (time.perf_counter() - started) * 1000,
+            tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, duration_ms=duration_ms,
+            timings=reply.timings,
             data={"tool_calls": [call.model_dump() for call in reply.tool_calls]},
         )
         return self.middleware.after_model(reply)
@@ -170,7 +174,8 @@ class _Agent:
     def _chat(self, messages: list[Message]) -> ModelReply:
         options = dict(tools=self.registry.specs if self.native else None,
                        temperature=self.settings.temperature, json_mode=not self.native,
-                       max_tokens=self.settings.max_output_tokens)
+                       max_tokens=self.settings.max_output_tokens,
+                       context_tokens=self.settings.budgets.context_tokens)
         if self.schema is None:
             return self.model.chat(messages, **options)
         try:
@@ -223,12 +228,13 @@ class _Agent:
                 checked.tool, self.registry.call(checked.tool, checked.arguments))
         error = result.error.model_dump() if result.error else None
         self.recorder.emit("tool_result", name=action.tool, content=result.text(),
+                           limit=TOOL_OUTPUT_LIMIT,
                            duration_ms=(time.perf_counter() - started) * 1000,
                            data={"exit_code": result.exit_code, "error": error})
         return result
 
     def _exchange(self, reply: ModelReply, action: Action, result: ToolResult) -> list[Message]:
-        text = clip(result.text(), MODEL_TEXT_LIMIT)
+        text = clip(result.text(), self.settings.tool_output_chars)
         if action.note:
             text = f"(note: {action.note})\n{text}"
         # Only the call that ran is kept, so a native transcript has no unanswered tool calls.
@@ -241,7 +247,7 @@ class _Agent:
         limit = self.settings.budgets.context_tokens
         if transcript.estimate() <= limit or len(transcript.exchanges) < 2:
             return
-        before, after = transcript.compact(limit)
+        before, after = transcript.compact()
         self.recorder.emit("note", name="compaction", content=f"context {before} -> {after} tokens",
                            data={"before": before, "after": after, "limit": limit,
                                  "compacted_steps": len(transcript.compacted)})

@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.events import CallTimings
 from evoharness.errors import EvoError
 from workspace.spec import ToolSpec
 
@@ -42,6 +43,7 @@ class ModelReply(BaseModel):
     tokens_out: int = 0
     duration_ms: float = 0.0
     model: str = ""
+    timings: CallTimings | None = None  # prefill and decode, where the server reports them
 
 
 ErrorKind = Literal["transient", "permanent", "unavailable"]
@@ -71,8 +73,10 @@ class Model(Protocol):
         json_mode: bool = False,
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
+        context_tokens: int | None = None,
     ) -> ModelReply:
         """One completion. `schema`: a JSON schema the reply's content must follow (the server
-        constrains decoding to it; implies json_mode). Raises ModelError; never returns a
-        half-read reply."""
+        constrains decoding to it; implies json_mode). `context_tokens`: the conversation's
+        context budget; a server that takes a context size is sized to hold it and the reply.
+        Raises ModelError; never returns a half-read reply."""
         ...

@@ -9,6 +9,9 @@ from agent.events import Event, EventKind, EventSink
 from evoharness.text import scrub, scrub_json
 
 CONTENT_LIMIT = 4000
+# A tool's output is kept whole up to the sandbox's own output cap (tasks/limits.py): the model
+# reads less of it (settings.tool_output_chars), the evidence and SQL can read it all.
+TOOL_OUTPUT_LIMIT = 32_000
 
 
 def clip(text: str, limit: int = CONTENT_LIMIT) -> str:
@@ -32,11 +35,12 @@ class Recorder:
     def child(self, **tags: Any) -> Recorder:
         return Recorder(self.sink, {**self.tags, **tags}, self._counter)
 
-    def emit(self, kind: EventKind, name: str = "", content: str = "", **fields: Any) -> Event:
+    def emit(self, kind: EventKind, name: str = "", content: str = "", *,
+             limit: int = CONTENT_LIMIT, **fields: Any) -> Event:
         # Scrubbed: text from a middleware's JSON or a tool may hold a lone surrogate, and one
         # such character would make the whole trace file unwritable.
         data = scrub_json({**self.tags, **fields.pop("data", {})})
         event = Event(seq=next(self._counter), kind=kind, name=scrub(name),
-                      content=scrub(clip(content)), data=data, **fields)
+                      content=scrub(clip(content, limit)), data=data, **fields)
         self.sink.emit(event)
         return event

@@ -2,7 +2,7 @@
 (overview.md → tasks/<task>.md → rollouts/<rollout>.md → raw rows), deterministic and fast.
 
 The SQL lives in debugger/queries.py, the overview's bounding in debugger/overview.py, behaviour
-patterns in debugger/patterns.py, the optional root-cause pass in debugger/analyst.py, the leak
+patterns in debugger/patterns.py, where the model time went in debugger/model_time.py, the optional root-cause pass in debugger/analyst.py, the leak
 guard in debugger/leak.py.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from debugger import queries as q
 from debugger.analyst import Analyst, AnalystReport
 from debugger.divergence import Divergence, first_divergence, to_call
 from debugger.leak import Redactor, assert_no_leak
+from debugger.model_time import model_time
 from debugger.overview import build_overview, totals
 from debugger.patterns import find_patterns
 from debugger.render import render, safe_name
@@ -105,7 +106,7 @@ def distill(
     links = {t["task_id"]: f"tasks/{task_paths[t['task_id']].name}" for t in tasks}
     overview = stage.write("overview.md", build_overview(
         head=head, tasks=tasks, links=links, classes=classes, scoreboard=scoreboard,
-        patterns=find_patterns(con, scope)))
+        patterns=find_patterns(con, scope), model_time=model_time(con, scope)))
     overview_chars = len(overview.read_text())
     assert_no_leak(stage.dir, forbidden, hidden_ids=hidden_tasks)
     stage.publish()

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from debugger.model_time import ModelTime
 from debugger.patterns import Pattern
 from debugger.render import cell, number, pct, render, signed
 
@@ -85,11 +86,12 @@ def totals(tasks: list[dict[str, Any]], rollouts: list[dict[str, Any]]) -> dict[
 def build_overview(
     *, head: dict[str, Any], tasks: list[dict[str, Any]], links: dict[str, str],
     classes: dict[str, list[dict[str, Any]]], scoreboard: str | None,
-    patterns: Sequence[Pattern] = (),
+    patterns: Sequence[Pattern] = (), model_time: ModelTime,
 ) -> str:
     """Render the overview; `head` holds run_id, iteration, previous, total and analyst;
     `scoreboard` is the trials' scoreboard as markdown (bounded by its renderer);
-    `patterns` (debugger/patterns.py) are listed whole: there are at most a handful."""
+    `patterns` (debugger/patterns.py) are listed whole: there are at most a handful;
+    `model_time` (debugger/model_time.py) lists a bounded few outputs."""
     exits, exits_cut = top(classes["exits"], "exit reasons")
     errors, errors_cut = top(classes["errors"], "error classes")
     verifier, verifier_cut = top(classes["verifier"], "verifier lines")
@@ -97,6 +99,7 @@ def build_overview(
         head, patterns=list(patterns), exits=exits, exits_cut=exits_cut, errors=errors,
         errors_cut=errors_cut,
         verifier=verifier, verifier_cut=verifier_cut, scoreboard=scoreboard,
+        model_time=model_time,
     )
     ordered = sorted(tasks, key=priority)
     rows = [task_row(t, links[t["task_id"]]) for t in ordered]

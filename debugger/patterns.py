@@ -167,6 +167,8 @@ def _step_limit(t: Trace) -> Found:
 
 
 def _timeout(t: Trace) -> Found:
+    if t.exit_reason == "model_stalled":  # the machine's doing, shown under model time
+        return None
     stopped = [r for r in t.results if "was stopped (timeout)" in (r.get("error") or "")]
     if t.outcome == "timeout" or t.exit_reason == "wall_time":
         return (1 + len(stopped), f"the rollout ran out of time ({t.exit_reason or t.outcome})")

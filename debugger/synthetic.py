@@ -21,7 +21,7 @@ SELECT printf('it%03d-task-%04d-a%02d', it, t, a), $run, it, printf('task-%04d',
        CASE WHEN o = 'pass' THEN '1 passed'
             ELSE '>       assert f(' || t || ') == 1' || chr(10) || 'E       assert 0 == 1' || chr(10)
                  || 'FAILED tests/test_outputs.py::test_' || (t % 7) END,
-       0, 'synthetic', '', ''
+       0, 'synthetic', '', '', $steps // 3, $steps * 0.3, NULL, NULL, NULL, NULL, 0
 FROM (SELECT it, t, a, {OUTCOME} AS o
       FROM range(1, $iterations + 1) i(it), range($tasks) tt(t), range(1, $k + 1) aa(a))
 """
@@ -38,7 +38,7 @@ SELECT r.rollout_id, s,
        CASE WHEN s % 3 = 1 THEN json_object('arguments', json_object('command', 'cmd ' || s
             || CASE WHEN r.outcome <> 'pass' AND s > r.steps / 2 THEN ' --wrong' ELSE '' END))
             ELSE '{}'::JSON END,
-       100, 10, 5.0, s
+       100, 10, 5.0, s, NULL, NULL, NULL, NULL, false
 FROM rollouts r, range(r.steps) ss(s)
 WHERE r.run_id = $run
 """

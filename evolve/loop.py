@@ -15,7 +15,7 @@ from evoharness.errors import EvoError
 from tasks.results import RolloutResult
 from traces.queries import iteration_totals
 
-from . import phases
+from . import forecast, phases
 from .config import validate_config
 from .exam import examine
 from .ledger import EVALUATE, EVOLVE, PHASE_ORDER, Phase
@@ -61,6 +61,8 @@ def run_phases(run: Run, iteration: int, names: tuple[Phase, ...], say: Say,
             result = _STEPS[name](run, iteration)
         run.ledger.record_phase(iteration, name, result, harness_commit=run.repo.head(),
                                 seconds=time.monotonic() - started)
+        if name in (Phase.INGEST, Phase.EVOLVE):  # this machine's pace, for the next forecast
+            forecast.remember(run.ledger, run.config)
 
 
 def evaluate_once(run_dir: str | Path, say: Say,

@@ -10,6 +10,7 @@ from typing import Any
 from traces.queries import iteration_totals
 
 from .compare import Comparison
+from .forecast import describe
 from .ledger import PHASE_ORDER, holder
 from .ledger.records import ExamRecord
 from .lineage import lineage
@@ -41,7 +42,8 @@ def status(run_dir: str | Path) -> dict[str, Any]:
             "live": running is not None, "running": running, "current_iteration": iteration,
             "next_phase": next_phase.value, "iterations": rows,
             "exam": _exam(exams[-1]) if exams else None,
-            "lineage": [row.model_dump() for row in lineage(changes)]}
+            "lineage": [row.model_dump() for row in lineage(changes)],
+            "forecast": describe(config, ledger)}
 
 
 def _exam(record: ExamRecord) -> dict[str, Any]:

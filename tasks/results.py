@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.events import Event
+from agent.events import Event, ModelTotals
 from tasks.left_behind import LeftBehind
 
 
@@ -54,6 +54,7 @@ class RolloutResult(BaseModel):
     node: str = ""  # the machine (and Ray node) that ran it
     trial_change: str = ""  # the change whose trial ran it ("" for an evaluation rollout)
     trial_arm: TrialArm = ""  # which of that trial's trees: the base, or base + the change
+    model_time: ModelTotals = Field(default_factory=ModelTotals)  # its model calls summed
     events: list[Event] = Field(default_factory=list)
     # What the agent left (summary, /app's changes), captured before the verifier ran: only for
     # a rollout whose reader must not see its verdict (the exam's best-of-N picker).

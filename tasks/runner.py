@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.environment import ExecResult
-from agent.events import Event, ListSink
+from agent.events import Event, ListSink, ModelTotals
 from agent.exits import CommandExit, ExitReason
 from agent.loop import AgentResult, run_agent
 from agent.model import Message, Model, ModelError, ModelReply
@@ -102,16 +102,18 @@ def _run_agent_watched(harness, model, env, task, sink, deadline) -> AgentResult
     return box["result"]  # type: ignore[return-value]
 
 
-def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult) -> tuple[Outcome, str]:
+def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult,
+             totals: ModelTotals) -> tuple[Outcome, str]:
     if agent is None:
-        return Outcome.TIMEOUT, ExitReason.ROLLOUT_TIMEOUT
+        return Outcome.TIMEOUT, (ExitReason.MODEL_STALLED if totals.stalled_calls
+                                 else ExitReason.ROLLOUT_TIMEOUT)
     if agent.exit_reason == ExitReason.MODEL_UNAVAILABLE:
         return Outcome.INFRA_ERROR, ExitReason.MODEL_UNAVAILABLE
     if guard.sandbox_error or check.exit_reason == CommandExit.SANDBOX_ERROR:
         detail = guard.sandbox_error or check.output_tail[-300:]
         return Outcome.INFRA_ERROR, ExitReason.SANDBOX_ERROR.detailed(detail)
-    if agent.exit_reason == ExitReason.WALL_TIME:
-        return Outcome.TIMEOUT, ExitReason.WALL_TIME
+    if agent.exit_reason in (ExitReason.WALL_TIME, ExitReason.MODEL_STALLED):
+        return Outcome.TIMEOUT, agent.exit_reason
     return (Outcome.PASS if check.passed else Outcome.FAIL), agent.exit_reason
 
 
@@ -135,11 +137,13 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
         check = verify(task, sandbox)
     finally:
         sandbox.close()
-    outcome, reason = _outcome(agent, guard, check)
+    totals = ModelTotals.of(sink.events)
+    outcome, reason = _outcome(agent, guard, check, totals)
     used = agent or AgentResult.from_events(ExitReason.ROLLOUT_TIMEOUT, sink.events)
     return RolloutResult(**base, outcome=outcome, reward=check.reward, exit_reason=reason,
                          tokens_in=used.tokens_in, tokens_out=used.tokens_out, steps=used.steps,
-                         verifier_tail=check.output_tail, events=list(sink.events))
+                         verifier_tail=check.output_tail, model_time=totals,
+                         events=list(sink.events))
 
 
 def infra_error(base: dict, error: BaseException | str, sink: ListSink | None = None
@@ -152,7 +156,8 @@ def infra_error(base: dict, error: BaseException | str, sink: ListSink | None = 
     events = list(sink.events) if sink else []
     used = AgentResult.from_events(ExitReason.EXCEPTION, events)
     return RolloutResult(**base, outcome=Outcome.INFRA_ERROR, exit_reason=error, events=events,
-                         steps=used.steps, tokens_in=used.tokens_in, tokens_out=used.tokens_out)
+                         steps=used.steps, tokens_in=used.tokens_in, tokens_out=used.tokens_out,
+                         model_time=ModelTotals.of(events))
 
 
 def result_base(run_id: str, iteration: int, task: Task, split: Split, attempt: int,

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -25,12 +26,16 @@ ROLLOUT_SCHEMA = pa.schema([
     ("reward", pa.float64()), ("tokens_in", pa.int64()), ("tokens_out", pa.int64()),
     ("steps", pa.int32()), ("duration_s", pa.float64()), ("exit_reason", pa.string()),
     ("verifier_tail", pa.string()), ("started_at", pa.float64()), ("node", pa.string()),
-    ("trial_change", pa.string()), ("trial_arm", pa.string()),
+    ("trial_change", pa.string()), ("trial_arm", pa.string()), ("model_calls", pa.int32()),
+    ("model_s", pa.float64()), ("tokens_read", pa.int64()), ("tokens_cached", pa.int64()),
+    ("prefill_s", pa.float64()), ("decode_s", pa.float64()), ("stalled_calls", pa.int32()),
 ])
 EVENT_SCHEMA = pa.schema([
     ("rollout_id", pa.string()), ("seq", pa.int32()), ("kind", pa.string()), ("name", pa.string()),
     ("content", pa.string()), ("data", pa.string()), ("tokens_in", pa.int64()),
     ("tokens_out", pa.int64()), ("duration_ms", pa.float64()), ("ts", pa.float64()),
+    ("tokens_read", pa.int64()), ("tokens_cached", pa.int64()), ("prefill_ms", pa.float64()),
+    ("decode_ms", pa.float64()), ("stalled", pa.bool_()),
 ])
 
 
@@ -128,13 +133,15 @@ def _read(path: Path) -> tuple[pa.Table, pa.Table]:
 
 
 def _rollout_table(result: RolloutResult) -> pa.Table:
-    row = result.model_dump(exclude={"events"})
+    row = (result.model_dump(exclude={"events", "model_time", "left"})
+           | result.model_time.model_dump())
     return pa.Table.from_pylist([row], schema=ROLLOUT_SCHEMA)
 
 
 def _events_table(result: RolloutResult, seqs: list[int]) -> pa.Table:
     # Column-wise list comprehensions: far cheaper than one dict per event.
     events = result.events
+    timed = [(i, e.timings) for i, e in enumerate(events) if e.timings is not None]
     columns = {
         "rollout_id": [result.rollout_id] * len(events),
         "seq": seqs,
@@ -146,8 +153,20 @@ def _events_table(result: RolloutResult, seqs: list[int]) -> pa.Table:
         "tokens_out": [e.tokens_out for e in events],
         "duration_ms": [e.duration_ms for e in events],
         "ts": [e.ts for e in events],
+        **{name: _sparse(len(events), timed, name) for name in _TIMING_COLUMNS},
     }
     return pa.Table.from_pydict(columns, schema=EVENT_SCHEMA)
+
+
+_TIMING_COLUMNS = ("tokens_read", "tokens_cached", "prefill_ms", "decode_ms", "stalled")
+
+
+def _sparse(n: int, timed: list[tuple[int, Any]], name: str) -> list[Any]:
+    """One timing column: the model calls' values, None (false for `stalled`) for other events."""
+    column: list[Any] = [False if name == "stalled" else None] * n
+    for index, timings in timed:
+        column[index] = getattr(timings, name)
+    return column
 
 
 def _insert(

@@ -145,3 +145,42 @@ def rollout_counts(con: duckdb.DuckDBPyConnection, run_id: str, rollout_ids: lis
         [run_id, rollout_ids],
     ).fetchall()
     return {task: PassCount(passes, n) for task, passes, n in rows}
+
+
+class ModelTimeTotals(BaseModel):
+    """One iteration's model calls (its evaluation and its trials), summed from the rollouts'
+    totals: where the model time went. None where no server reported the figure."""
+
+    iteration: int
+    model_calls: int
+    model_s: float
+    tokens_read: int | None
+    tokens_cached: int | None
+    prefill_s: float | None
+    decode_s: float | None
+    tokens_out: int
+    stalled_calls: int
+
+    @property
+    def hit_rate(self) -> float | None:
+        return cache_hit_rate(self.tokens_read, self.tokens_cached)
+
+
+def cache_hit_rate(read: int | None, cached: int | None) -> float | None:
+    """The share of prompt tokens the server took from its cache; None when it did not say."""
+    if read is None or cached is None or read + cached == 0:
+        return None
+    return cached / (read + cached)
+
+
+def model_time_totals(con: duckdb.DuckDBPyConnection, run_id: str) -> list[ModelTimeTotals]:
+    rows = con.execute(
+        """
+        SELECT iteration, sum(model_calls), sum(model_s), sum(tokens_read), sum(tokens_cached),
+               sum(prefill_s), sum(decode_s), sum(tokens_out), sum(stalled_calls)
+        FROM rollouts WHERE run_id = ? GROUP BY iteration ORDER BY iteration
+        """,
+        [run_id],
+    ).fetchall()
+    fields = ModelTimeTotals.model_fields
+    return [ModelTimeTotals(**dict(zip(fields, row))) for row in rows]

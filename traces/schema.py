@@ -1,10 +1,10 @@
 """The DuckDB schema of one run's trace store, versioned. Every later stage reads these tables;
 traces/ writes rollouts and events, the run ledger (evolve/ledger) the run's own records (runs,
 iterations, changes, verdicts, reverts, exams), which it keeps as files too: those tables are its
-index."""
+index. An older store is migrated in place when opened (MIGRATIONS), so it stays readable."""
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Every table of the schema, in dependency order (export and the SQL tool's snapshot use it).
 TABLES = ("meta", "runs", "iterations", "rollouts", "events", "changes", "verdicts", "reverts",
@@ -50,7 +50,15 @@ CREATE TABLE IF NOT EXISTS rollouts (
     started_at DOUBLE NOT NULL,
     node VARCHAR NOT NULL DEFAULT '', -- the machine (and Ray node) that ran it
     trial_change VARCHAR NOT NULL DEFAULT '', -- the change whose trial ran it ('' = an evaluation)
-    trial_arm VARCHAR NOT NULL DEFAULT ''     -- base | change (the trial's two trees); '' = an evaluation
+    trial_arm VARCHAR NOT NULL DEFAULT '',    -- base | change (the trial's two trees); '' = an evaluation
+    -- Its model calls summed (version 4): where its model time went. NULL: no call reported it.
+    model_calls INTEGER DEFAULT 0,
+    model_s DOUBLE DEFAULT 0,        -- wall time inside model calls
+    tokens_read BIGINT,              -- prompt tokens the server processed (prefill)
+    tokens_cached BIGINT,            -- prompt tokens taken from its cache
+    prefill_s DOUBLE,
+    decode_s DOUBLE,
+    stalled_calls INTEGER DEFAULT 0  -- calls far slower than their server had been
 );
 CREATE TABLE IF NOT EXISTS events (
     rollout_id VARCHAR NOT NULL,
@@ -63,6 +71,12 @@ CREATE TABLE IF NOT EXISTS events (
     tokens_out BIGINT NOT NULL,
     duration_ms DOUBLE NOT NULL,
     ts DOUBLE NOT NULL,
+    -- A model call's timings as its server reported them (version 4); NULL where it did not.
+    tokens_read BIGINT,
+    tokens_cached BIGINT,
+    prefill_ms DOUBLE,
+    decode_ms DOUBLE,
+    stalled BOOLEAN DEFAULT false,
     PRIMARY KEY (rollout_id, seq)
 );
 -- One row per change-manifest entry (the pre-registered prediction); manifest = the whole entry.
@@ -107,3 +121,22 @@ CREATE TABLE IF NOT EXISTS exams (
     detail JSON NOT NULL             -- the whole record: arms, per-task counts, intervals
 );
 """
+
+# From a version to the next: what turns an older store into this one (columns added with the
+# defaults an old row reads as), applied in one transaction when the store is opened.
+MIGRATIONS: dict[int, str] = {
+    3: """
+ALTER TABLE rollouts ADD COLUMN model_calls INTEGER DEFAULT 0;
+ALTER TABLE rollouts ADD COLUMN model_s DOUBLE DEFAULT 0;
+ALTER TABLE rollouts ADD COLUMN tokens_read BIGINT;
+ALTER TABLE rollouts ADD COLUMN tokens_cached BIGINT;
+ALTER TABLE rollouts ADD COLUMN prefill_s DOUBLE;
+ALTER TABLE rollouts ADD COLUMN decode_s DOUBLE;
+ALTER TABLE rollouts ADD COLUMN stalled_calls INTEGER DEFAULT 0;
+ALTER TABLE events ADD COLUMN tokens_read BIGINT;
+ALTER TABLE events ADD COLUMN tokens_cached BIGINT;
+ALTER TABLE events ADD COLUMN prefill_ms DOUBLE;
+ALTER TABLE events ADD COLUMN decode_ms DOUBLE;
+ALTER TABLE events ADD COLUMN stalled BOOLEAN DEFAULT false;
+""",
+}

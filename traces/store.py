@@ -1,6 +1,6 @@
-"""The trace store: one run's DuckDB file, opened with a schema-version check and briefly (a reader
-retries while a writer holds it, and the other way round), checked for damage, and the rollouts'
-ingestion and export. Ingestion lives in ingest.py, reads in queries.py, the run's own records
+"""The trace store: one run's DuckDB file, opened with a schema-version check (an older version is
+migrated first) and briefly (a reader retries while a writer holds it, and the other way round),
+checked for damage, and the rollouts' ingestion and export. Ingestion lives in ingest.py, reads in queries.py, the run's own records
 (phases, changes, judgements, reverts) in the run ledger (evolve/ledger)."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from evoharness.errors import EvoError
 
 from .connection import READ_WAIT_S, StoreDamaged, connect
 from .ingest import IngestReport, ingest_paths, trace_files, transaction
-from .schema import DDL, SCHEMA_VERSION, TABLES
+from .schema import DDL, MIGRATIONS, SCHEMA_VERSION, TABLES
 
 WRITE_WAIT_S = 600.0  # a writer waits this long for readers (a `traces sql` query may take 60 s)
 
@@ -29,12 +29,24 @@ class TraceStore:
         if read_only and not self.path.exists():
             raise EvoError("no trace database here", file=self.path, hint="Run an evaluation first")
         wait = wait_s if wait_s is not None else READ_WAIT_S if read_only else WRITE_WAIT_S
-        self.con = connect(self.path, read_only=read_only, wait_s=wait)
+        self.con = self._open(read_only, wait)
+        if self.con is None:  # an older store: migrated by a short write, then read
+            TraceStore(self.path, wait_s=wait).close()
+            self.con = self._open(read_only, wait)
+        if self.con is None:
+            raise EvoError("the trace database was not migrated", file=self.path)
+
+    def _open(self, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection | None:
+        """The connection, its schema checked; None when a reader found an older version."""
+        con = connect(self.path, read_only=read_only, wait_s=wait_s)
         try:
-            _check_or_create_schema(self.con, self.path, read_only)
+            if _check_or_create_schema(con, self.path, read_only):
+                return con
         except BaseException:
-            self.con.close()
+            con.close()
             raise
+        con.close()
+        return None
 
     def close(self) -> None:
         self.con.close()
@@ -81,8 +93,9 @@ class TraceStore:
                                    file=self.path) from error
 
 
-def _check_or_create_schema(con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> None:
-    """Refuse a database of another schema version (or not ours) before touching it."""
+def _check_or_create_schema(con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> bool:
+    """Refuse a database of a version we cannot read (or not ours) before touching it; migrate an
+    older one when writing. False: an older version, opened read-only (to be migrated first)."""
     tables = {row[0] for row in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()"
     ).fetchall()}
@@ -90,12 +103,16 @@ def _check_or_create_schema(con: duckdb.DuckDBPyConnection, path: Path, read_onl
         with transaction(con):
             con.execute(DDL)
             con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
-        return
+        return True
     found = None
     if "meta" in tables:
         rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
         found = rows[0][0] if rows else None
-    if found != str(SCHEMA_VERSION):
+    if found in _MIGRATABLE:
+        if read_only:
+            return False
+        _migrate(con, int(found))
+    elif found != str(SCHEMA_VERSION):
         raise EvoError(
             f"trace database has schema version {found or 'none (not an evoharness database)'}, "
             f"this evoharness needs version {SCHEMA_VERSION}",
@@ -106,3 +123,16 @@ def _check_or_create_schema(con: duckdb.DuckDBPyConnection, path: Path, read_onl
         )
     if not read_only:
         con.execute(DDL)  # IF NOT EXISTS: adds tables and indexes added within this version
+    return True
+
+
+# Every version a chain of MIGRATIONS leads from to this one.
+_MIGRATABLE = {str(v) for v in MIGRATIONS if all(n in MIGRATIONS for n in range(v, SCHEMA_VERSION))}
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    """Bring a store of `version` up to SCHEMA_VERSION, all steps in one transaction."""
+    with transaction(con):
+        for step in range(version, SCHEMA_VERSION):
+            con.execute(MIGRATIONS[step])
+        con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])

@@ -1,16 +1,20 @@
 """The embedded model: llama.cpp running in this process through the `xllamacpp` wheel, serving
 the GGUF that weights.py assembled, sized to the machine's idle cores (threads) and the run's
-workers (slots). Chat goes through the server's in-process OpenAI-style call; at exit the servers
-stop once the calls in flight are done."""
+workers (slots). Chat goes through the server's in-process OpenAI-style call, replies decoded as
+compact JSON; each rollout keeps one slot (its cached prompt) and a new one takes the slot that
+last held its system prompt. At exit the servers stop once the calls in flight are done."""
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +22,11 @@ import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.clients.boundary import text_boundary
+from agent.clients.speed import stall_watch
+from agent.clients.timings import StallWatch
 from agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
 from agent.clients.wire import openai_messages, openai_reply, response_format, tool_payload
-from agent.model import Message, ModelError, ModelReply
+from agent.model import Message, Model, ModelError, ModelReply
 from evoharness.errors import EvoError
 from workspace.spec import ToolSpec
 
@@ -29,6 +35,16 @@ MAX_SLOTS = 16  # each slot holds its own KV cache (~230 MiB for the 1.5B at CON
 THREADS_ENV = "EVOHARNESS_THREADS"
 SLOTS_ENV = "EVOHARNESS_SLOTS"
 BUSY_SAMPLE_S = 0.5  # how long the server's sizing looks at the machine's CPU use
+# llguidance (llama.cpp's grammar engine here) decodes JSON with no whitespace at all: the 1.5B
+# pretty-printed its actions, ~23% of a reply's tokens, and a pretty reply re-tokenised for the
+# next call did not match what was decoded, so the cache lost it. (Without the separators
+# llguidance writes ", " and ": ", a token more each.)
+COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
+# Threads that wait at llama.cpp's barriers (OpenMP's) sleep instead of spinning: on a machine
+# that other work keeps busy a spinning thread holds its core while the thread it waits for is
+# descheduled. Measured on this project's 2-core machine at a load of 6-14: 2 threads decoded
+# 0.3-1.1 tokens/s spinning, 3.2-4.6 passive (1 thread: 3.3-4.9).
+WAIT_POLICY = ("OMP_WAIT_POLICY", "PASSIVE")
 
 
 class ServerSize(BaseModel):
@@ -87,18 +103,27 @@ def _env_int(name: str) -> int | None:
 
 # One llama.cpp server per weights file per process: loading a GGUF costs seconds and its memory
 # must not be paid twice when the code agent and the evolve agent share a model. This is a cache
-# of an immutable resource, not run state; the first caller's size holds for the process.
-# `_state` guards it and the count of calls in flight.
-_servers: dict[Path, Any] = {}
+# of an immutable resource, not run state; the first caller's size holds for the process, and
+# with each server its book of slots and its stall watch. `_state` guards it and the count of
+# calls in flight.
+_servers: dict[Path, _Served] = {}
 _state = threading.Condition()
 _in_flight = 0
 _exiting = False
 
 
+def _native() -> Any:
+    """The xllamacpp module, imported (deferred: loading the native library is not free) with the
+    wait policy set: OpenMP reads it once, when it loads with the library."""
+    os.environ.setdefault(*WAIT_POLICY)
+    import xllamacpp
+
+    return xllamacpp
+
+
 def start_server(path: Path, size: ServerSize) -> Any:
     """A new llama.cpp server on `path` (uncached: the batching benchmark compares sizes)."""
-    import xllamacpp  # deferred: loading the native library is not free
-
+    xllamacpp = _native()
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     # llama.cpp splits n_ctx across slots. With one slot, two rollouts alternating on it evict
@@ -111,8 +136,35 @@ def start_server(path: Path, size: ServerSize) -> Any:
     return xllamacpp.Server(params)
 
 
+class SlotBook:
+    """Which slot of one server each live conversation holds. A conversation keeps its slot, so
+    its cached prompt, until it is dropped; a new one takes the free slot that last held the same
+    system prompt (whose cached tokens it reuses), else the one free longest; None when every slot
+    is held (the server then chooses)."""
+
+    def __init__(self, slots: int) -> None:
+        self._free: list[tuple[int, str]] = [(slot, "") for slot in range(slots)]
+        self._lock = threading.Lock()
+
+    def take(self, prefix: str) -> int | None:
+        with self._lock:
+            index = next((i for i, (_, held) in enumerate(self._free) if held == prefix), 0)
+            return self._free.pop(index)[0] if self._free else None
+
+    def give_back(self, slot: int, prefix: str) -> None:
+        with self._lock:
+            self._free.append((slot, prefix))
+
+
+@dataclass
+class _Served:
+    server: Any
+    slots: SlotBook
+    watch: StallWatch
+
+
 @contextmanager
-def _serving(path: Path, size: Callable[[], ServerSize], name: str) -> Iterator[Any]:
+def _serving(path: Path, size: Callable[[], ServerSize], name: str) -> Iterator[_Served]:
     """The server of `path` (started on first use, of `size()`) for one chat call, counted while
     the call runs so that exit can wait for it."""
     global _in_flight
@@ -122,11 +174,13 @@ def _serving(path: Path, size: Callable[[], ServerSize], name: str) -> Iterator[
         if path not in _servers:
             if not _servers:
                 atexit.register(_stop_servers)
-            _servers[path] = start_server(path, size())
-        server = _servers[path]
+            sized = size()
+            _servers[path] = _Served(start_server(path, sized), SlotBook(sized.slots),
+                                     stall_watch(name))
+        served = _servers[path]
         _in_flight += 1
     try:
-        yield server
+        yield served
     finally:
         with _state:
             _in_flight -= 1
@@ -146,22 +200,26 @@ def _stop_servers() -> None:
             print(f"evoharness: waiting for {_in_flight} embedded model call(s) to finish "
                   "before exiting", file=sys.stderr, flush=True)
         _state.wait_for(lambda: _in_flight == 0)
-        servers = list(_servers.values())
+        servers = [served.server for served in _servers.values()]
         _servers.clear()
     servers.clear()  # the last reference: each Server's destructor joins its loop thread
 
 
 class EmbeddedModel:
     """Qwen2.5-Coder via in-process llama.cpp; the server starts on the first chat call, sized by
-    `size`, else from the machine as it is then and `workers` (server_size)."""
+    `size`, else from the machine as it is then and `workers` (server_size). `compact_json`
+    (the default) decodes JSON replies with no free whitespace; off, as before it was measured
+    (benchmarks/rollouts.py compares the two)."""
 
     constrains_by_default = True  # llama.cpp turns response_format's JSON schema into a grammar
 
     def __init__(self, weights: ModelWeights = WEIGHTS["qwen2.5-coder-1.5b"],
-                 size: ServerSize | None = None, workers: int = 1) -> None:
+                 size: ServerSize | None = None, workers: int = 1, *,
+                 compact_json: bool = True) -> None:
         self.weights = weights
         self.name = f"embedded:{weights.name}"
         self.workers = workers
+        self.compact_json = compact_json
         self._size = size
 
     @property
@@ -169,6 +227,10 @@ class EmbeddedModel:
         if self._size is None:  # measured once, when first needed: sizing samples the CPU
             self._size = server_size(self.workers)
         return self._size
+
+    def for_rollout(self, key: str) -> Model:
+        """This model for one conversation: its calls keep to one slot of the server."""
+        return _OnSlot(self)
 
     @text_boundary
     def chat(
@@ -180,16 +242,42 @@ class EmbeddedModel:
         json_mode: bool = False,
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
+        context_tokens: int | None = None,  # a slot's context is CONTEXT_PER_SLOT
     ) -> ModelReply:
+        return self.chat_on(None, messages, tools=tools, temperature=temperature,
+                            json_mode=json_mode, max_tokens=max_tokens, schema=schema)
+
+    def chat_on(self, slot: _OnSlot | None, messages: list[Message], *,
+                tools: list[ToolSpec] | None, temperature: float, json_mode: bool,
+                max_tokens: int | None, schema: dict[str, Any] | None) -> ModelReply:
+        """One call, on `slot`'s slot of the server when it holds one (the server's choice
+        otherwise)."""
+        body = self.request(messages, tools=tools, temperature=temperature,
+                            json_mode=json_mode, max_tokens=max_tokens, schema=schema)
+        with _serving(ensure_weights(self.weights), lambda: self.size, self.name) as served:
+            if slot is not None and (held := slot.held(served.slots, messages)) is not None:
+                body["id_slot"] = held
+            reply = self.complete(served.server, body)
+        return reply.model_copy(update={"timings": served.watch.mark(reply.timings,
+                                                                     reply.tokens_out)})
+
+    def request(self, messages: list[Message], *, tools: list[ToolSpec] | None,
+                temperature: float, json_mode: bool, max_tokens: int | None,
+                schema: dict[str, Any] | None) -> dict[str, Any]:
+        """The chat-completions body of one call (llama.cpp's OpenAI-style request)."""
         body: dict[str, Any] = {"messages": openai_messages(messages), "temperature": temperature}
         if tools:
             body["tools"] = tool_payload(tools)
-        if (reply_format := response_format(json_mode, schema)) is not None:
+        if self.compact_json and (schema is not None or json_mode):
+            # As a grammar: response_format goes through llama.cpp's own converter, which
+            # ignores x-guidance and lets the model pretty-print.
+            body["grammar"] = _llguidance({**(schema or {"type": "object"}),
+                                           "x-guidance": COMPACT_JSON})
+        elif (reply_format := response_format(json_mode, schema)) is not None:
             body["response_format"] = reply_format
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
-        with _serving(ensure_weights(self.weights), lambda: self.size, self.name) as server:
-            return self.complete(server, body)
+        return body
 
     def complete(self, server: Any, body: dict[str, Any]) -> ModelReply:
         """One chat-completions request on `server`, timed and decoded."""
@@ -203,3 +291,37 @@ class EmbeddedModel:
                              value=payload["error"])
         duration_ms = (time.perf_counter() - started) * 1000
         return openai_reply(payload, model=self.name, duration_ms=duration_ms, where=self.name)
+
+
+def _llguidance(schema: dict[str, Any]) -> str:
+    """The llguidance grammar of a JSON schema (llama.cpp's `%llguidance` form)."""
+    return _native().json_schema_to_grammar(schema)
+
+
+class _OnSlot:
+    """One conversation's view of an EmbeddedModel: from its first call it holds a slot of the
+    server (SlotBook), given back when the conversation's client is dropped."""
+
+    def __init__(self, model: EmbeddedModel) -> None:
+        self.model = model
+        self.name = model.name
+        self.constrains_by_default = model.constrains_by_default
+        self._slot: int | None = None
+        self._asked = False
+
+    def held(self, book: SlotBook, messages: list[Message]) -> int | None:
+        if not self._asked:  # decided once: a conversation moved mid-way loses its cache
+            self._asked = True
+            prefix = hashlib.sha256(messages[0].content.encode()).hexdigest() if messages else ""
+            self._slot = book.take(prefix)
+            if self._slot is not None:
+                weakref.finalize(self, book.give_back, self._slot, prefix)
+        return self._slot
+
+    @text_boundary
+    def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
+             temperature: float = 0.0, json_mode: bool = False, max_tokens: int | None = None,
+             schema: dict[str, Any] | None = None, context_tokens: int | None = None
+             ) -> ModelReply:
+        return self.model.chat_on(self, messages, tools=tools, temperature=temperature,
+                                  json_mode=json_mode, max_tokens=max_tokens, schema=schema)

@@ -1,5 +1,6 @@
 """The Ollama client: the Model protocol over the official `ollama` package (native tool calls,
-JSON format, token counts from the server). Retries are retry.py's job."""
+JSON format, token counts and timings from the server, a context size that holds the whole
+conversation). Retries are retry.py's job."""
 from __future__ import annotations
 
 import json
@@ -12,11 +13,19 @@ import ollama
 import pydantic
 
 from agent.clients.boundary import text_boundary
+from agent.clients.speed import stall_watch
+from agent.clients.timings import ollama_timings
 from agent.clients.wire import status_error, tool_payload, transport_error, undecodable
 from agent.model import Message, ModelReply, ToolCall
 from workspace.spec import ToolSpec
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
+# num_ctx is asked for in steps, so the calls of one conversation ask for the same size: Ollama
+# loads the model again whenever it changes. Without it a stock Ollama answers in its default
+# context (2,048 or 4,096 tokens) and cuts a longer prompt from the front, system prompt first.
+CONTEXT_STEP = 1024
+CHARS_PER_TOKEN = 3  # fewer than most text needs, so the estimate errs on the large side
+TEMPLATE_TOKENS = 16  # the chat template's role markers, per message
 
 
 class OllamaModel:
@@ -29,6 +38,7 @@ class OllamaModel:
         self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
         self._where = f"{self.host}/api/chat"
         self._client = ollama.Client(host=self.host, timeout=timeout)
+        self._watch = stall_watch(name)
 
     @text_boundary
     def chat(
@@ -40,8 +50,10 @@ class OllamaModel:
         json_mode: bool = False,
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
+        context_tokens: int | None = None,
     ) -> ModelReply:
-        options: dict[str, Any] = {"temperature": temperature}
+        options: dict[str, Any] = {"temperature": temperature,
+                                   "num_ctx": context_size(messages, context_tokens, max_tokens)}
         if max_tokens is not None:
             options["num_predict"] = max_tokens
         started = time.perf_counter()
@@ -80,7 +92,18 @@ class OllamaModel:
             tokens_out=response.eval_count or 0,
             duration_ms=duration_ms,
             model=response.model or self.name,
+            timings=self._watch.mark(ollama_timings(response), response.eval_count or 0),
         )
+
+
+def context_size(messages: list[Message], context_tokens: int | None,
+                 max_tokens: int | None) -> int:
+    """num_ctx for this call: the conversation's budget (or, when its prompt is already longer,
+    the prompt as estimated) plus the reply, rounded up to CONTEXT_STEP."""
+    prompt = sum(len(m.content) + len(json.dumps([c.arguments for c in m.tool_calls]))
+                 for m in messages) // CHARS_PER_TOKEN + TEMPLATE_TOKENS * len(messages)
+    needed = max(context_tokens or 0, prompt) + (max_tokens or 0)
+    return -(-needed // CONTEXT_STEP) * CONTEXT_STEP
 
 
 def _ollama_message(m: Message) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from agent.clients.boundary import text_boundary
+from agent.clients.speed import stall_watch
 from agent.clients.wire import (
     openai_messages,
     openai_reply,
@@ -35,6 +36,7 @@ class OpenAICompatModel:
         self._where = f"{root}/v1/chat/completions"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout, headers=headers)
+        self._watch = stall_watch(model)
 
     @text_boundary
     def chat(
@@ -46,6 +48,7 @@ class OpenAICompatModel:
         json_mode: bool = False,
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
+        context_tokens: int | None = None,  # these servers fix their context when they start
     ) -> ModelReply:
         body: dict[str, Any] = {
             "model": self.name,
@@ -70,4 +73,6 @@ class OpenAICompatModel:
         except json.JSONDecodeError as error:
             raise undecodable(self._where, response.text, error) from error
         duration_ms = (time.perf_counter() - started) * 1000
-        return openai_reply(payload, model=self.name, duration_ms=duration_ms, where=self._where)
+        reply = openai_reply(payload, model=self.name, duration_ms=duration_ms, where=self._where)
+        return reply.model_copy(update={"timings": self._watch.mark(reply.timings,
+                                                                    reply.tokens_out)})

@@ -49,7 +49,8 @@ class ScriptedModel:
 
     def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
              temperature: float = 0.0, json_mode: bool = False,
-             max_tokens: int | None = None, schema: dict[str, Any] | None = None) -> ModelReply:
+             max_tokens: int | None = None, schema: dict[str, Any] | None = None,
+             context_tokens: int | None = None) -> ModelReply:
         self.calls.append(list(messages))
         if not self.replies:
             raise ModelError("script exhausted", kind="permanent", field="ScriptedModel.replies")
@@ -180,7 +181,8 @@ class RuleModel:
 
     def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
              temperature: float = 0.0, json_mode: bool = False,
-             max_tokens: int | None = None, schema: dict[str, Any] | None = None) -> ModelReply:
+             max_tokens: int | None = None, schema: dict[str, Any] | None = None,
+             context_tokens: int | None = None) -> ModelReply:
         system = next((m.content for m in messages if m.role == "system"), "")
         instruction = next((m.content for m in messages if m.role == "user"), "")
         rule = next((r for i, r in enumerate(self.script.rules)

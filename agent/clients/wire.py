@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from agent.clients.timings import llama_timings
 from agent.model import Message, ModelError, ModelReply, ToolCall
 from workspace.spec import ToolSpec
 
@@ -91,6 +92,7 @@ def openai_reply(payload: Any, *, model: str, duration_ms: float, where: str) ->
             tokens_out=int(usage.get("completion_tokens", 0)),
             duration_ms=duration_ms,
             model=model,
+            timings=llama_timings(payload),
         )
     except (KeyError, IndexError, TypeError, AttributeError, ValueError) as error:
         raise undecodable(where, payload, error) from error

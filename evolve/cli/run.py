@@ -90,6 +90,7 @@ def init(
     from rich.console import Console
 
     from evolve.config import load_config, validate_config
+    from evolve.forecast import describe
     from evolve.ledger import RunPaths
     from evolve.run import choose_split, init_run
     from tasks.task import load_suite
@@ -120,6 +121,7 @@ def init(
                   markup=False)
     if how:
         console.print(f"{how}; kept in run.yaml (split:)", markup=False, highlight=False)
+    _say_forecast(console, describe(config))  # what the stop rules will cost here
 
 
 def run(
@@ -223,6 +225,16 @@ def _status_table(run_dir: Path, console: Console) -> None:
                       compact_count(row["tokens"]),
                       str(row["changes"]), str(row["kept"]), str(row["reverted"]))
     console.print(table)
+    _say_forecast(console, data["forecast"])
+
+
+def _say_forecast(console: Console, lines: list[str]) -> None:
+    """The forecast's lines, each wrapped to 80 columns (a log, a pipe)."""
+    import textwrap
+
+    for line in lines:
+        console.print(textwrap.fill(line, 80, subsequent_indent="    "), markup=False,
+                      highlight=False)
 
 
 def _answer(data: dict, console: Console) -> None:

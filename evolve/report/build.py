@@ -38,7 +38,7 @@ def render_report(data: ReportData) -> str:
     """The whole page as text; viewing it needs no network."""
     return _ENV.get_template("report.html.j2").render(
         summary=data.summary(), plots=all_plots(data), changes=data.changes, exam=data.exam,
-        transfers=data.transfers, lineage=data.lineage,
+        transfers=data.transfers, lineage=data.lineage, model_time=data.model_time,
         plotly_js=Markup(get_plotlyjs()),  # plotly's own bundle, inlined as plotly does it
     )
 

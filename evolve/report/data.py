@@ -18,7 +18,8 @@ from evolve.run import read_run
 from evolve.transfer import TransferRow, compare_eval
 from manifests.record import PENDING, ChangeRecord
 from manifests.scores import Scores
-from traces.queries import IterationTotals, iteration_totals, pass_counts
+from traces.queries import (IterationTotals, ModelTimeTotals, iteration_totals,
+                            model_time_totals, pass_counts)
 from workspace.repo import HarnessRepo
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
 
@@ -69,6 +70,7 @@ class ReportData(BaseModel):
     exam: ExamRecord | None = None  # the latest final exam
     transfers: list[TransferTable] = []
     lineage: list[LineageRow] = []  # every change, as the report's first screen shows it
+    model_time: list[ModelTimeTotals] = []  # per iteration, where the model time went
 
     @property
     def iterations(self) -> list[int]:
@@ -112,12 +114,14 @@ def collect(run_dir: str | Path) -> ReportData:
     with ledger.reading() as store:
         totals = iteration_totals(store.con, config.run_id)
         heat = _heat_rows(store.con, config.run_id, [t.iteration for t in totals])
+        model_time = model_time_totals(store.con, config.run_id)
     records = ledger.changes()
     exams = ledger.exams()
     return ReportData(run_id=config.run_id, model=config.model, k=config.k, totals=totals,
                       heat=heat, changes=[_change_row(r, repo) for r in records],
                       scores=ledger.scoreboard().iterations, exam=exams[-1] if exams else None,
-                      transfers=_transfers(ledger), lineage=lineage(records))
+                      transfers=_transfers(ledger), lineage=lineage(records),
+                      model_time=model_time)
 
 
 def _transfers(ledger: RunLedger) -> list[TransferTable]:

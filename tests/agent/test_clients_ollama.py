@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import socket
 
+import httpx
 import pytest
 
 from agent.clients import OllamaModel, RetryingModel
+from agent.events import CallTimings
 from agent.model import Message, ModelError, ToolCall
 from agent.parsing import action_schema
 from tests.fixtures.ollama_server import OllamaScriptServer
@@ -28,9 +30,52 @@ def test_reply_content_and_server_token_counts() -> None:
     assert (reply.tokens_in, reply.tokens_out) == (17, 4)
     sent = s.requests[0]
     assert sent["model"] == "qwen" and sent["stream"] is False
-    assert sent["options"] == {"temperature": 0.3, "num_predict": 50}
+    assert sent["options"] == {"temperature": 0.3, "num_predict": 50, "num_ctx": 1024}
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
     assert not sent.get("format") and not sent.get("tools")
+    assert reply.timings == CallTimings(tokens_read=17)  # Ollama names no cached tokens
+
+
+def test_the_server_s_times_become_the_call_s_timings() -> None:
+    script = [{"content": "ok", "prompt_eval_count": 300, "eval_count": 20,
+               "prompt_eval_duration": 1_500_000_000, "eval_duration": 4_000_000_000}]
+    with OllamaScriptServer(script) as s:
+        reply = OllamaModel("qwen", host=s.url).chat(HELLO)
+    assert reply.timings == CallTimings(tokens_read=300, prefill_ms=1500.0, decode_ms=4000.0)
+
+
+def _long_conversation(turns: int) -> list[Message]:
+    """A system prompt, then `turns` exchanges of ~400 tokens each (at 4 characters a token)."""
+    messages = [Message(role="system", content="RULES: " + "be careful. " * 100)]
+    for turn in range(turns):
+        messages += [Message(role="user", content=f"output {turn}: " + "x" * 1600),
+                     Message(role="assistant", content='{"tool": "shell"}')]
+    return messages + [Message(role="user", content="what next?")]
+
+
+def test_the_context_holds_the_budget_and_the_reply_so_nothing_is_cut() -> None:
+    """A stock Ollama answers in 2,048 tokens and cuts a longer prompt from the front, system
+    prompt first. The client sizes num_ctx from the conversation's budget plus the reply (a step
+    of 1,024, the same for every call of the conversation), or from the prompt where it is
+    longer still."""
+    conversation = _long_conversation(8)  # ~3,500 tokens: past Ollama's default context
+    with OllamaScriptServer([{"content": "a"}] * 3) as s:
+        client = OllamaModel("qwen", host=s.url)
+        client.chat(conversation, max_tokens=512, context_tokens=6000)
+        client.chat(conversation[:3], max_tokens=512, context_tokens=6000)
+        client.chat(_long_conversation(20), max_tokens=512, context_tokens=6000)
+        sizes = [request["options"]["num_ctx"] for request in s.requests]
+        assert sizes == [7168, 7168, 13312]  # 6,000 + 512; 20 turns: ~33,000 chars / 3 + 512
+        assert s.cut == [0, 0, 0]
+        assert s.requests[0]["messages"][0]["content"].startswith("RULES")
+        # The control: the same prompt without a context size loses its system prompt.
+        httpx.post(f"{s.url}/api/chat", json={"model": "qwen", "stream": False, "messages": [
+            _message(m) for m in conversation]})
+        assert s.cut[-1] > 0 and not s.requests[-1]["messages"][0]["content"].startswith("RULES")
+
+
+def _message(m: Message) -> dict:
+    return {"role": m.role, "content": m.content}
 
 
 def test_native_tool_call_and_tools_sent() -> None:

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from agent.clients import OpenAICompatModel, RetryingModel
+from agent.events import CallTimings
 from agent.model import Message, ModelError, ToolCall
 from agent.parsing import action_schema
 from tests.fixtures.ollama_server import OllamaScriptServer
@@ -26,6 +27,21 @@ def test_reply_usage_and_request_shape() -> None:
     assert sent["response_format"] == {"type": "json_object"}
     assert sent["max_tokens"] == 9
     assert "tools" not in sent
+
+
+def test_llama_cpp_timings_and_vllm_cached_tokens_become_the_call_s_timings() -> None:
+    llama = {"prompt_n": 40, "cache_n": 360, "prompt_ms": 2900.5, "predicted_n": 30,
+             "predicted_ms": 6100.0, "predicted_per_second": 4.9}
+    script = [{"content": "a", "prompt_eval_count": 400, "eval_count": 30, "timings": llama},
+              {"content": "b", "prompt_eval_count": 400, "cached_tokens": 384},
+              {"content": "c"}]
+    with OllamaScriptServer(script) as s:
+        client = OpenAICompatModel(s.url, "coder")
+        replies = [client.chat(HELLO) for _ in script]
+    assert replies[0].timings == CallTimings(tokens_read=40, tokens_cached=360,
+                                             prefill_ms=2900.5, decode_ms=6100.0)
+    assert replies[1].timings == CallTimings(tokens_read=16, tokens_cached=384)
+    assert replies[2].timings is None  # a plain server says nothing: nothing is made up
 
 
 def test_tool_calls_decode_json_and_keep_malformed_raw() -> None:

@@ -11,25 +11,36 @@ def exchange(i: int, size: int = 400) -> list[Message]:
     return [Message(role="assistant", content=f"action {i}"), Message(role="user", content="x" * size)]
 
 
-def test_compaction_keeps_head_and_recent_exchanges_and_lists_dropped_actions():
+def test_compaction_keeps_head_and_the_newest_exchange_and_lists_dropped_actions():
     transcript = Transcript("SYSTEM with memory", "INSTRUCTION")
     for i in range(6):
         transcript.add(exchange(i), f"shell {{\"command\": \"step {i}\"}} -> exit {i}")
-    before, after = transcript.compact(limit=350, keep_last=3)
-    assert after < before and after <= 350
+    before, after = transcript.compact()
+    assert after < before
     messages = transcript.messages()
     assert [m.content for m in messages[:2]] == ["SYSTEM with memory", "INSTRUCTION"]
     note = messages[2].content
-    assert "Context compacted" in note and "step 0" in note and "exit 3" in note
-    assert [ex.messages[0].content for ex in transcript.exchanges] == ["action 4", "action 5"]
+    assert "Context compacted: steps 1-5" in note and "step 0" in note and "exit 4" in note
+    assert [ex.messages[0].content for ex in transcript.exchanges] == ["action 5"]
 
 
-def test_compaction_drops_fewer_exchanges_when_that_fits():
+def test_a_later_compaction_leaves_the_prompt_before_it_as_it_was():
+    """What the server has cached (system prompt, instruction, earlier notes) is not rewritten:
+    the next call reads only what follows it."""
     transcript = Transcript("S", "I")
-    for i in range(6):
+    for i in range(4):
         transcript.add(exchange(i), f"step {i}")
-    transcript.compact(limit=10_000, keep_last=3)
-    assert len(transcript.exchanges) == 3 and transcript.compacted == ["step 0", "step 1", "step 2"]
+    transcript.compact()
+    earlier = transcript.messages()[:3]
+    for i in range(4, 8):
+        transcript.add(exchange(i), f"step {i}")
+    transcript.compact()
+    messages = transcript.messages()
+    assert messages[:3] == earlier
+    assert "steps 4-7" in messages[3].content and "step 6" in messages[3].content
+    assert "step 2" not in messages[3].content
+    assert [ex.summary for ex in transcript.exchanges] == ["step 7"]
+    assert transcript.compacted == [f"step {i}" for i in range(7)]
 
 
 def test_server_token_count_is_preferred_over_the_character_estimate():
@@ -58,3 +69,7 @@ def test_loop_compacts_when_the_context_budget_is_exceeded(harness):
     assert last[0].role == "system" and last[1].content == "INSTRUCTION"
     assert "Context compacted" in last[2].content and "# 0" in last[2].content
     assert len(last) < 2 + 2 * 6
+    notes = [m.content for m in last if m.content.startswith("[Context compacted")]
+    for earlier in model.calls[:-1]:  # a note, once sent, is sent unchanged
+        sent = [m.content for m in earlier if m.content.startswith("[Context compacted")]
+        assert notes[:len(sent)] == sent

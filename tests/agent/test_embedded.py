@@ -1,6 +1,7 @@
 """The embedded llama.cpp model: real-model checks are slow; the missing-weights path is not."""
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -13,10 +14,12 @@ from jsonschema import Draft202012Validator
 
 from agent.clients import EmbeddedModel, make_model
 from agent.clients.embedded import (
+    COMPACT_JSON,
     MAX_SLOTS,
     SLOTS_ENV,
     THREADS_ENV,
     ServerSize,
+    SlotBook,
     idle_cores,
     machine_cores,
     server_size,
@@ -145,3 +148,67 @@ def test_real_model_keeps_to_the_action_schema_when_asked_to_break_it() -> None:
     action = json.loads(reply.content)
     assert Draft202012Validator(schema).is_valid(action), action
     assert action["tool"] in ("shell", "done")
+
+
+def test_a_conversation_keeps_its_slot_and_a_new_one_takes_its_system_prompt_s() -> None:
+    book = SlotBook(2)
+    assert (book.take("seed"), book.take("other")) == (0, 1)
+    assert book.take("seed") is None  # every slot held: the server chooses
+    book.give_back(1, "other")
+    book.give_back(0, "seed")
+    assert book.take("seed") == 0  # the slot whose cache holds this system prompt
+    assert book.take("third") == 1  # else the one free longest
+
+
+def test_a_dropped_conversation_gives_its_slot_back() -> None:
+    model, book = EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"]), SlotBook(1)
+    conversation = model.for_rollout("run/rollout-1")
+    assert conversation.held(book, ACTION_PROMPT) == 0
+    assert conversation.held(book, ACTION_PROMPT) == 0  # decided once, kept
+    assert model.for_rollout("run/rollout-2").held(book, ACTION_PROMPT) is None
+    del conversation
+    gc.collect()
+    assert book.take("anything") == 0
+
+
+def test_json_replies_are_decoded_without_free_whitespace() -> None:
+    schema = action_schema([SHELL, DONE])
+    compact = EmbeddedModel().request(ACTION_PROMPT, tools=None, temperature=0.0,
+                                      json_mode=True, max_tokens=9, schema=schema)
+    assert "response_format" not in compact  # llama.cpp's converter would allow whitespace
+    grammar = compact["grammar"]  # llguidance's JSON, without it
+    assert grammar.startswith("%llguidance")
+    assert json.dumps({"x-guidance": COMPACT_JSON}, separators=(",", ":"))[1:-1] in grammar
+    free = EmbeddedModel(compact_json=False).request(ACTION_PROMPT, tools=None, temperature=0.0,
+                                                     json_mode=True, max_tokens=9, schema=None)
+    assert free["response_format"] == {"type": "json_object"}
+
+
+@pytest.mark.slow
+def test_real_model_replies_compactly_and_its_slot_keeps_the_conversation() -> None:
+    """The next call of a conversation finds its prompt, reply included, in its slot's cache."""
+    conversation = EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"]).for_rollout("run/one")
+    schema = action_schema([SHELL, DONE])
+    first = conversation.chat(ACTION_PROMPT, json_mode=True, schema=schema, max_tokens=120)
+    assert first.content == json.dumps(json.loads(first.content), separators=(",", ":"),
+                                       ensure_ascii=False)
+    follow = [*ACTION_PROMPT, Message(role="assistant", content=first.content),
+              Message(role="user", content="Result of shell:\na.txt\n[exit code: 0]")]
+    second = conversation.chat(follow, json_mode=True, schema=schema, max_tokens=120)
+    assert second.timings.tokens_cached >= first.tokens_in  # nothing read twice
+
+
+def test_the_server_s_threads_wait_passively_unless_told_otherwise() -> None:
+    """OpenMP reads its wait policy once, when the native library loads: whatever part of the
+    client loads it first (here the grammar of a reply) sets it."""
+    probe = ("import os; from agent.clients import EmbeddedModel; from agent.model import Message; "
+             "EmbeddedModel().request([Message(role='user', content='hi')], tools=None, "
+             "temperature=0.0, json_mode=True, max_tokens=1, schema=None); "
+             "print(os.environ.get('OMP_WAIT_POLICY'))")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.stdout.strip() == "PASSIVE", done.stderr[-1000:]
+    mine = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={**env, "OMP_WAIT_POLICY": "ACTIVE"}, timeout=300)
+    assert mine.stdout.strip() == "ACTIVE"

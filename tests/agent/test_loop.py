@@ -1,6 +1,7 @@
 """agent/loop.py: the full loop on the seed harness with a scripted model and a host workdir."""
 from __future__ import annotations
 
+from agent.events import CallTimings, ModelTotals
 from agent.model import ModelError, ModelReply, ToolCall
 from agent.parsing import ACTION_TOKENS, CHARS_PER_TOKEN
 from tests.agent.conftest import kinds, last_text
@@ -152,3 +153,40 @@ def test_a_server_refusing_the_schema_is_asked_again_without_it(harness):
     assert ["schema" in o for o in model.options] == [True, False, False]  # once, then never
     notes = [e for e in sink.events if e.name == "constrained_decoding_off"]
     assert len(notes) == 1 and "grammar conversion failed" in notes[0].content
+
+
+def _timed(timings: CallTimings, clock: list[float], seconds: float):
+    def reply(messages):
+        clock[0] += seconds
+        return ModelReply(content=json_action("shell", command="true"), tokens_in=400,
+                          tokens_out=40, timings=timings)
+    return reply
+
+
+def test_a_model_call_s_timings_reach_its_event_and_a_stall_names_the_exit(harness):
+    """Each call of 200 s against a 300 s wall budget: the budget ends the rollout after the
+    second; when the calls stalled (their server said so), that is the exit reason."""
+    for stalled, expected in ((True, "model_stalled"), (False, "wall_time")):
+        timings = CallTimings(tokens_read=380, tokens_cached=20, prefill_ms=150_000.0,
+                              decode_ms=50_000.0, stalled=stalled)
+        now = [0.0]
+        replies = [_timed(timings, now, 200.0) for _ in range(3)]
+        result, sink, _ = harness.run(replies, clock=lambda: now[0])
+        assert result.exit_reason == expected
+        calls = [e for e in sink.events if e.kind == "model_call"]
+        assert [e.timings for e in calls] == [timings, timings]
+        assert ModelTotals.of(sink.events) == ModelTotals(
+            model_calls=2, model_s=sum(e.duration_ms for e in calls) / 1000, tokens_read=760,
+            tokens_cached=40, prefill_s=300.0, decode_s=100.0, stalled_calls=2 * stalled)
+
+
+def test_the_model_reads_tool_output_up_to_the_harness_s_bound_and_the_event_keeps_it(harness):
+    harness.settings(tool_output_chars=1000)
+    model = RecordingModel([json_action("shell", command="python3 -c 'print(\"q\" * 6000)'"),
+                            json_action("done", summary="ok")])
+    result, sink, _ = harness.run(model)
+    read = model.calls[1][-1].content
+    assert "characters cut" in read and 900 < read.count("q") <= 1000  # head and tail of 1000
+    output = next(e for e in sink.events if e.kind == "tool_result")
+    assert output.content.count("q") == 6000  # the event keeps what the model did not read
+    assert model.options[0]["context_tokens"] == 6000  # the budget the server is sized for

@@ -11,6 +11,7 @@ from tasks.results import rollout_id
 from traces.schema import DDL
 
 RUN = "run1"
+TIMINGS = ("tokens_read", "tokens_cached", "prefill_ms", "decode_ms")  # events' timing columns
 
 
 class Traces:
@@ -29,15 +30,17 @@ class Traces:
         rid = rollout_id(iteration, task, attempt, trial_change, trial_arm)
         self.con.execute(
             "INSERT INTO rollouts VALUES (?, ?, ?, ?, ?, ?, 'abc123', 'scripted', ?, ?, ?, ?, ?,"
-            " ?, ?, ?, 0, '', ?, ?)",
+            " ?, ?, ?, 0, '', ?, ?, 0, 0, NULL, NULL, NULL, NULL, 0)",
             [rid, RUN, iteration, task, split, attempt, outcome, float(outcome == "pass"),
              tokens // 2, tokens - tokens // 2, len(events), duration, exit_reason, verifier_tail,
              trial_change, trial_arm],
         )
-        for seq, (kind, name, content, data) in enumerate(events):
+        for seq, (kind, name, content, data, *timed) in enumerate(events):
+            timings = {**dict.fromkeys(TIMINGS), "stalled": False, **(timed[0] if timed else {})}
             self.con.execute(
-                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, 1, 1, 5.0, 0)",
-                [rid, seq, kind, name, content, json.dumps(data)],
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, 1, 1, ?, 0, ?, ?, ?, ?, ?)",
+                [rid, seq, kind, name, content, json.dumps(data), timings.pop("duration_ms", 5.0),
+                 *[timings[column] for column in (*TIMINGS, "stalled")]],
             )
         return rid
 
@@ -48,6 +51,11 @@ def shell(command: str) -> tuple[str, str, str, dict]:
 
 def output(text: str) -> tuple[str, str, str, dict]:
     return ("tool_result", "shell", text, {"exit_code": 0})
+
+
+def call(**timings: object) -> tuple[str, str, str, dict, dict]:
+    """A model call with its server's timings (events' timing columns, duration_ms)."""
+    return ("model_call", "m", "{}", {}, timings)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from debugger.distill import distill
 from manifests.record import ChangeRecord
 from manifests.schema import ChangeManifestEntry, Prediction
 from manifests.scores import Scoreboard
-from tests.debugger.conftest import RUN, output, shell
+from tests.debugger.conftest import RUN, call, output, shell
 from tests.manifests.builders import judge
 
 FAIL_TAIL = """============ FAILURES ============
@@ -175,3 +175,37 @@ def test_structured_tool_errors_and_verifier_notes(traces, tmp_path: Path) -> No
 def test_empty_iteration(traces, tmp_path: Path) -> None:
     index = distill(traces.con, RUN, 1, tmp_path, hidden_tasks=set())
     assert "over 0 tasks" in index.overview.read_text() and index.tasks == {}
+
+
+def test_the_overview_shows_where_the_model_time_went(traces, tmp_path: Path) -> None:
+    """Prefill against decode and the cache's hit rate from the servers' timings, the stalled
+    calls, and the tool output whose reading cost most: the next call read 2,400 tokens."""
+    first = call(tokens_read=400, tokens_cached=0, prefill_ms=30_000.0, decode_ms=8_000.0,
+                 duration_ms=38_000.0)
+    after_log = call(tokens_read=2_400, tokens_cached=400, prefill_ms=170_000.0,
+                     decode_ms=8_000.0, duration_ms=178_000.0, stalled=True)
+    after_ls = call(tokens_read=60, tokens_cached=2_800, prefill_ms=4_000.0, decode_ms=8_000.0,
+                    duration_ms=12_000.0)
+    traces.rollout("alpha", 1, "fail", iteration=2, exit_reason="model_stalled", events=[
+        first, shell("cat big.log"), output("x" * 9000), after_log, shell("ls"), output("a"),
+        after_ls])
+    text = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set()).overview.read_text()
+    section = text[text.index("## Model time"):text.index("## Scoreboard")]
+    assert "3 model calls, 228 s in all" in section
+    assert "prefill (reading prompts): 204 s, 2,860 prompt tokens read at 14.0 tokens/s" in section
+    assert "decode (writing replies): 24 s at 0.1 tokens/s" in section  # 3 calls of 1 token
+    assert "3,200 prompt tokens taken from it, 53% of all prompt tokens" in section
+    assert "stalled: 1 calls in 1 rollouts" in section
+    rows = [line for line in section.splitlines() if line.startswith("| [")]
+    assert rows[0].startswith("| [it002-alpha-a01](rollouts/it002-alpha-a01.md) | 2 | shell |")
+    assert '`{"command":"cat big.log"}`' in rows[0] and "| 9,000 | 2,400 | 170.0 |" in rows[0]
+    assert "| 1 | 60 | 4.0 |" in rows[1]
+    assert "ran out of time" not in text  # a stall is the machine's, not a timeout pattern
+
+
+def test_a_server_without_timings_leaves_only_wall_time(traces, tmp_path: Path) -> None:
+    traces.rollout("alpha", 1, "pass", iteration=2, events=[call(duration_ms=2_000.0)])
+    text = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set()).overview.read_text()
+    assert "1 model calls, 2 s in all" in text
+    assert "the model server reported no prefill or decode times" in text
+    assert "prompt cache:" not in text and "Tool outputs that cost most" not in text

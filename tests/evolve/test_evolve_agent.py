@@ -65,7 +65,8 @@ def run(tmp_path: Path) -> Run:
                                      ("r3", HELDOUT, "heldout")]:
             store.con.execute(
                 "INSERT INTO rollouts VALUES (?, 'run1', 0, ?, ?, 0, 'abc', 'm', 'fail', 0, "
-                "1, 1, 1, 1.0, 'done', '', 0, '', '', '')", [rollout, task, split])
+                "1, 1, 1, 1.0, 'done', '', 0, '', '', '', 0, 0, NULL, NULL, NULL, NULL, 0)",
+                [rollout, task, split])
     return Run(tmp_path, repo, evidence, db)
 
 

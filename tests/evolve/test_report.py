@@ -73,6 +73,19 @@ def test_full_report_has_every_plot_row_and_diff(runs):
     assert "<script src" not in html and html.count("plotly.js v") >= 1
 
 
+def test_the_report_shows_where_each_iteration_s_model_time_went(runs):
+    data = collect(runs["full"])
+    rollouts = {t.iteration: t.rollouts + t.trial_rollouts for t in data.totals}
+    first = data.model_time[0]
+    assert first.tokens_read == 300 * rollouts[0] and first.hit_rate == 600 / 900
+    assert first.decode_s == 4.0 * rollouts[0] and first.stalled_calls > 0
+    html = render_report(data)
+    table = html[html.index('id="model-time-table"'):]
+    table = table[:table.index("</table>")]
+    assert table.count("<tr><td>") == len(data.totals)
+    assert f"<td>{first.tokens_read:,}</td>" in table and "<td>67%</td>" in table
+
+
 def test_report_escapes_text_from_the_run(runs):
     data = collect(runs["full"])
     evil = data.changes[0].model_copy(update={"targeted_fix": "<img src=x onerror=alert(1)>"})

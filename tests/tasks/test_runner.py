@@ -9,7 +9,11 @@ import pytest
 
 from agent.model import ModelError
 from tasks.results import Outcome, RolloutResult
-from tasks.runner import INFRA_RERUNS, plan_rollouts, run_rollouts
+from agent.events import ModelTotals
+from agent.exits import ExitReason
+from agent.loop import AgentResult
+from tasks.runner import INFRA_RERUNS, _Guarded, _outcome, plan_rollouts, run_rollouts
+from tasks.verifier import VerifierResult
 from agent.clients.scripted import ScriptedModel, json_action
 
 from .conftest import needs_bwrap
@@ -33,6 +37,7 @@ def test_pass_writes_a_complete_result(seed_harness, hello_task, tmp_path):
         "it000-hello-world-a00", "abc123", "done")
     assert result.steps >= 2 and result.tokens_in > 0 and result.duration_s > 0
     assert any(e.kind == "tool_result" for e in result.events)
+    assert result.model_time.model_calls == 2  # its model calls summed from its events
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["it000-hello-world-a00.json"]
 
 
@@ -95,6 +100,18 @@ def test_hung_model_is_a_timeout_and_the_abandoned_agent_asks_no_more(seed_harne
         if thread.name == f"agent-{hello_task.id}":
             thread.join(timeout=60)  # a safety net
     assert len(model.calls) == 1
+
+
+def test_a_rollout_out_of_time_after_stalled_calls_says_the_model_stalled():
+    """The watchdog or the wall budget ended it, after model calls its server ran far slower
+    than it had: the machine spent the time, and the exit reason says so."""
+    check = VerifierResult(reward=0.0, passed=False, output_tail="")
+    guard = _Guarded(sandbox=None)
+    stalled, calm = ModelTotals(model_calls=2, stalled_calls=1), ModelTotals(model_calls=2)
+    assert _outcome(None, guard, check, stalled) == (Outcome.TIMEOUT, "model_stalled")
+    assert _outcome(None, guard, check, calm) == (Outcome.TIMEOUT, "rollout_timeout")
+    agent = AgentResult(exit_reason=ExitReason.MODEL_STALLED, steps=3, tokens_in=0, tokens_out=0)
+    assert _outcome(agent, guard, check, stalled) == (Outcome.TIMEOUT, "model_stalled")
 
 
 def test_a_timed_out_rollout_counts_its_steps_and_tokens_from_its_events(seed_harness,

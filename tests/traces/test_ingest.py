@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from agent.events import Event
+from agent.events import CallTimings, Event, ModelTotals
 from traces.ingest import ingest_paths
 from traces.store import TraceStore
 
@@ -50,17 +50,33 @@ def test_new_files_are_added_to_stored_ones_across_small_batches(tmp_path):
 
 
 def test_stored_row_matches_the_file(tmp_path):
+    totals = ModelTotals(model_calls=2, model_s=3.5, tokens_read=120, tokens_cached=300,
+                         prefill_s=2.0, decode_s=1.25, stalled_calls=1)
     original = result("t", outcome="fail", reward=0.5, tokens_in=7, tokens_out=3, steps=2,
                       duration_s=1.5, exit_reason="max_steps", verifier_tail="assert 1 == 2",
-                      started_at=10.0, model="m")
+                      started_at=10.0, model="m", model_time=totals)
     write(tmp_path, [original])
     with TraceStore(tmp_path / "t.duckdb") as store:
         store.ingest_dir(tmp_path)
-        row = store.con.execute("SELECT * FROM rollouts").fetchall()[0]
+        cursor = store.con.execute("SELECT * FROM rollouts")
+        row = dict(zip([d[0] for d in cursor.description], cursor.fetchall()[0]))
     # Events have their own table; what an agent left (the exam's picker reads it) stays in the
     # rollout's file.
-    expected = original.model_dump(exclude={"events", "left"})
-    assert dict(zip(expected, row)) == expected and len(row) == len(expected)
+    expected = original.model_dump(exclude={"events", "model_time", "left"}) | totals.model_dump()
+    assert row == expected
+
+
+def test_a_model_call_s_timings_are_stored_and_other_events_have_none(tmp_path):
+    timings = CallTimings(tokens_read=40, tokens_cached=360, prefill_ms=2900.0, decode_ms=6100.0,
+                          stalled=True)
+    events = [Event(seq=0, kind="model_call", tokens_in=400, tokens_out=30, timings=timings),
+              Event(seq=1, kind="tool_call", name="shell")]
+    write(tmp_path, [result("t").model_copy(update={"events": events})])
+    with TraceStore(tmp_path / "t.duckdb") as store:
+        store.ingest_dir(tmp_path)
+        rows = store.con.execute("SELECT tokens_read, tokens_cached, prefill_ms, decode_ms, "
+                                 "stalled FROM events ORDER BY seq").fetchall()
+    assert rows == [(40, 360, 2900.0, 6100.0, True), (None, None, None, None, False)]
 
 
 def test_bad_files_are_quarantined_and_the_rest_ingested(tmp_path):

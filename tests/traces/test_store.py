@@ -12,7 +12,7 @@ import pytest
 
 from evoharness.errors import EvoError
 from traces.connection import StoreBusy
-from traces.schema import SCHEMA_VERSION, TABLES
+from traces.schema import MIGRATIONS, SCHEMA_VERSION, TABLES
 from traces.store import StoreDamaged, TraceStore
 
 from .helpers import damage_table_data, result, write
@@ -44,6 +44,37 @@ def test_other_schema_version_is_refused_untouched(tmp_path):
         TraceStore(path)
     assert caught.value.file == str(path)
     assert "99" in str(caught.value) and f"version {SCHEMA_VERSION}" in str(caught.value)
+
+
+def _as_version_3(path):
+    """A store as version 3 wrote it: without the columns version 4 added."""
+    with duckdb.connect(str(path)) as con:
+        for statement in MIGRATIONS[3].split(";"):
+            if "ADD COLUMN" in statement:
+                table, column = statement.split()[2], statement.split()[5]
+                con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_a_version_3_store_is_migrated_and_keeps_its_rows(tmp_path, read_only):
+    path = tmp_path / "traces.duckdb"
+    with TraceStore(path) as store:
+        store.ingest_files(write(tmp_path / "r", [result("old", events=3, tokens_in=10)]))
+    _as_version_3(path)
+    with duckdb.connect(str(path)) as con:
+        assert "tokens_cached" not in {r[0] for r in con.execute("DESCRIBE events").fetchall()}
+    with TraceStore(path, read_only=read_only) as store:
+        old = store.con.execute("SELECT task_id, tokens_in, model_calls, model_s, "
+                                "tokens_cached, stalled_calls FROM rollouts").fetchall()
+        events = store.con.execute("SELECT count(*), count(tokens_cached), bool_or(stalled) "
+                                   "FROM events").fetchall()
+        version = store.con.execute("SELECT value FROM meta").fetchall()
+    assert old == [("old", 10, 0, 0.0, None, 0)] and events == [(3, 0, False)]
+    assert version == [(str(SCHEMA_VERSION),)]
+    with TraceStore(path) as store:  # and takes new rollouts with their timings
+        store.ingest_files(write(tmp_path / "s", [result("new", events=2)]))
+        assert store.con.execute("SELECT count(*) FROM rollouts").fetchall() == [(2,)]
 
 
 def test_foreign_duckdb_and_non_duckdb_files_are_refused(tmp_path):

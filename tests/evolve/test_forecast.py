@@ -1,0 +1,73 @@
+"""The forecast: what the stop rules allow, at the pace of the run's own evaluations or of this
+machine's last measurement with the model, saying which."""
+from __future__ import annotations
+
+import os
+import socket
+
+from agent.clients.speed import MachineSpeed, load_speed, save_speed
+from evolve.config import RunConfig
+from evolve.forecast import forecast_lines, pace, plan, remember
+from evolve.run import read_run
+from evolve.status import status
+from tests.fixtures.recorded_run import build_recorded_run
+
+DEMO = RunConfig(run_id="demo", tasks="tasks/suite", k=2, stop={"iterations": 2},
+                 exam={"k": 2}, verdicts={"max_rollouts": 24})
+
+
+def test_the_readme_s_main_job_allows_80_to_944_rollouts() -> None:
+    """4 train and 3 held-out tasks at k=2: three evaluations of 14 and the baseline's second,
+    an exam of 3 x 2 x 4 runs; at the caps each of 2 iterations adds 3 changes x (24 probe
+    + 30 screen x 4 train tasks)."""
+    demo = plan(DEMO, train=4, heldout=3)
+    assert (demo.least, demo.most) == (3 * 14 + 14 + 24, 80 + 2 * 3 * (24 + 120))
+    text = forecast_lines(DEMO, 4, 3, None)
+    assert text[0].startswith("forecast: 80-944 rollouts: 3 evaluations x 14")
+    assert "no pace measured yet" in text[1]
+
+
+def test_a_run_s_own_evaluations_set_its_pace(tmp_path) -> None:
+    run_dir = build_recorded_run(tmp_path / "run")
+    config, ledger = read_run(run_dir)
+    own = pace(ledger, config)
+    assert own.seconds_per_rollout == 3 / 32  # 3 evaluations of 1 s, 16 + 8 + 8 rollouts
+    assert own.source == "this run's evaluations (iterations 0-2, 2 workers)"
+    lines = status(run_dir)["forecast"]
+    assert own.source in lines[1] and "s and" in lines[1]
+
+
+def test_a_machine_s_measurement_is_the_pace_until_the_run_has_its_own(tmp_path,
+                                                                          monkeypatch) -> None:
+    monkeypatch.setenv("EVOHARNESS_SPEED_CACHE", str(tmp_path / "speed"))
+    config = DEMO.model_copy(update={"model": "ollama:coder"})
+    assert pace(None, config) is None
+    save_speed(MachineSpeed(host=socket.gethostname(), model="coder", workers=2,
+                            seconds_per_rollout=36.0, tokens_per_rollout=1500.0,
+                            evolve_seconds=360.0, evolve_tokens=40_000.0, source="run night1",
+                            measured_at=0.0))
+    text = forecast_lines(config, 4, 3, pace(None, config))
+    # 80 rollouts x 36 s + 2 sessions x 6 min = 1.0 h; 944 x 36 s + 12 min = 9.6 h
+    assert text[1].startswith("  1.0-9.6 h, 0.20-1.50 M tokens at 36 s and 1,500 tokens")
+    assert "this machine's last measurement with coder: run night1" in text[1]
+
+
+def test_a_run_leaves_its_pace_as_the_machine_s_measurement(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EVOHARNESS_SPEED_CACHE", str(tmp_path / "speed"))
+    config, ledger = read_run(build_recorded_run(tmp_path / "run"))
+    remember(ledger, config)  # the recording's model is an Ollama one
+    kept = load_speed("scripted")
+    assert kept.seconds_per_rollout == 3 / 32
+    assert kept.source == "run recorded's evaluations (iterations 0-2, 2 workers)"
+    assert kept.decode_tokens_per_s > 0  # its rollouts' tokens over their decode seconds
+    os.remove(next((tmp_path / "speed").iterdir()))
+    remember(ledger, config.model_copy(update={"model": "scripted:done"}))
+    assert load_speed("scripted") is None  # a test double's pace is kept for nothing
+
+
+def test_an_exam_baseline_of_known_n_is_counted_and_one_of_the_evolution_s_is_named() -> None:
+    given = DEMO.model_copy(update={"exam": DEMO.exam.model_copy(
+        update={"baseline": "best-of:5"})})
+    assert plan(given, 4, 3).exam == 24 + 3 * 2 * 5  # 3 tasks x 2 picks x 5 attempts
+    unsized = DEMO.model_copy(update={"exam": DEMO.exam.model_copy(update={"baseline": "best-of"})})
+    assert "its best-of baseline" in forecast_lines(unsized, 4, 3, None)[0]
