@@ -1,11 +1,12 @@
 """docs/models.md: JSON actions are decoded under the action's JSON schema "by default for the
 embedded model and Ollama". The seed harness (constrained_decoding: auto) runs through each real
 client as make_model builds it, and what reaches the server is checked: Ollama's `format` on a
-loopback Ollama server; llama.cpp's `response_format` at the embedded server's one entry point
+loopback Ollama server; the embedded model's llguidance grammar at its server's one entry point
 (a stand-in for the native server, so no weights are loaded). An OpenAI-compatible server gets
 no schema unless the harness says `on`."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +61,12 @@ def test_the_embedded_model_gets_the_action_schema_by_default(harness, monkeypat
     monkeypatch.setattr(embedded, "_servers", {})  # the stand-in never outlives the test
     result, _, _ = harness.run(make_model(spec))
     assert result.exit_reason == "done"
-    reply_format = server.bodies[0]["response_format"]
-    assert reply_format["type"] == "json_schema"
-    assert tools_in(reply_format["json_schema"]["schema"]) == expected_tools(harness)
+    # As an llguidance grammar (compact JSON, docs/speed.md): `%json` and the schema itself.
+    header, rule = server.bodies[0]["grammar"].split("\n", 1)
+    assert header == "%llguidance {}" and rule.startswith("start: %json ")
+    schema = json.loads(rule.removeprefix("start: %json "))
+    assert tools_in(schema) == expected_tools(harness)
+    assert schema["x-guidance"]["whitespace_flexible"] is False
 
 
 def test_an_openai_compatible_server_gets_a_schema_only_when_asked(harness, monkeypatch) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -45,6 +46,7 @@ def cli(*args: str) -> str:
     return result.output
 
 
+@pytest.mark.slow  # an evolve with three trials through the CLI: about 21 CPU-seconds
 def test_a_middleware_is_kept_or_reverted_by_its_trial_and_filed_like_a_rule(
         tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", ["alpha", "beta", "delta"], ["gamma"])
