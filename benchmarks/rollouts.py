@@ -70,13 +70,13 @@ class Arm(BaseModel):
     compact_json: bool
     slots: bool  # each conversation keeps one slot, a new one takes its system prompt's
     tool_output_chars: int
-    passive_wait: bool
+    bounded_spin: bool  # OpenMP's threads spin briefly at a barrier, then sleep
 
 
 TODAY = Arm(name="today", compact_json=False, slots=False, tool_output_chars=8000,
-            passive_wait=False)
+            bounded_spin=False)
 NEW = Arm(name="new", compact_json=True, slots=True,
-          tool_output_chars=Settings().tool_output_chars, passive_wait=True)
+          tool_output_chars=Settings().tool_output_chars, bounded_spin=True)
 
 
 def derive() -> Replay:
@@ -153,9 +153,14 @@ class Server:
 
     def __init__(self, arm: Arm, threads: int) -> None:
         env = dict(os.environ, **{THREADS_ENV: str(threads)})
-        # Today's threads spin at OpenMP's barriers as libgomp does unless told (an empty value
-        # is ignored by libgomp, with a warning, and keeps embedded.py from setting PASSIVE).
-        env["OMP_WAIT_POLICY"] = "PASSIVE" if arm.passive_wait else ""
+        # The new arm's spin count is the one embedded.py sets; today's threads spin as long as
+        # libgomp does unless told (an empty wait policy is ignored by libgomp, with a warning,
+        # and keeps embedded.py from setting a spin count).
+        env.pop("GOMP_SPINCOUNT", None)
+        if arm.bounded_spin:
+            env.pop("OMP_WAIT_POLICY", None)
+        else:
+            env["OMP_WAIT_POLICY"] = ""
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--serve", arm.model_dump_json()], env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

@@ -40,11 +40,14 @@ BUSY_SAMPLE_S = 0.5  # how long the server's sizing looks at the machine's CPU u
 # next call did not match what was decoded, so the cache lost it. (Without the separators
 # llguidance writes ", " and ": ", a token more each.)
 COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
-# Threads that wait at llama.cpp's barriers (OpenMP's) sleep instead of spinning: on a machine
-# that other work keeps busy a spinning thread holds its core while the thread it waits for is
-# descheduled. Measured on this project's 2-core machine at a load of 6-14: 2 threads decoded
-# 0.3-1.1 tokens/s spinning, 3.2-4.6 passive (1 thread: 3.3-4.9).
-WAIT_POLICY = ("OMP_WAIT_POLICY", "PASSIVE")
+# Threads that wait at llama.cpp's barriers (OpenMP's) spin briefly, then sleep. Spinning for
+# libgomp's default 300,000 turns holds a core while the thread waited for is descheduled by
+# other work (2 threads at a load of 6-14 decoded 0.3-1.1 tokens/s); sleeping at once
+# (OMP_WAIT_POLICY=PASSIVE) costs every barrier a wake-up. Measured on this project's 2-core
+# machine, same run, arms alternated call by call (benchmarks/rollouts.py's fixture): quiet,
+# 20,000 turns decoded 11.3 tokens/s, the default 11.4, passive 8.8; beside two busy loops,
+# 4.8, 3.7 and 4.6.
+SPIN_COUNT = ("GOMP_SPINCOUNT", "20000")
 
 
 class ServerSize(BaseModel):
@@ -114,8 +117,10 @@ _exiting = False
 
 def _native() -> Any:
     """The xllamacpp module, imported (deferred: loading the native library is not free) with the
-    wait policy set: OpenMP reads it once, when it loads with the library."""
-    os.environ.setdefault(*WAIT_POLICY)
+    spin count set: OpenMP reads it once, when it loads with the library. A wait policy or spin
+    count of the user's own is left as it is."""
+    if "OMP_WAIT_POLICY" not in os.environ:
+        os.environ.setdefault(*SPIN_COUNT)
     import xllamacpp
 
     return xllamacpp

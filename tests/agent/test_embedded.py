@@ -198,17 +198,21 @@ def test_real_model_replies_compactly_and_its_slot_keeps_the_conversation() -> N
     assert second.timings.tokens_cached >= first.tokens_in  # nothing read twice
 
 
-def test_the_server_s_threads_wait_passively_unless_told_otherwise() -> None:
-    """OpenMP reads its wait policy once, when the native library loads: whatever part of the
-    client loads it first (here the grammar of a reply) sets it."""
+def test_the_server_s_threads_spin_briefly_unless_told_otherwise() -> None:
+    """OpenMP reads its spin count once, when the native library loads: whatever part of the
+    client loads it first (here the grammar of a reply) sets it, and leaves a user's own be."""
     probe = ("import os; from agent.clients import EmbeddedModel; from agent.model import Message; "
              "EmbeddedModel().request([Message(role='user', content='hi')], tools=None, "
              "temperature=0.0, json_mode=True, max_tokens=1, schema=None); "
-             "print(os.environ.get('OMP_WAIT_POLICY'))")
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
-                          timeout=300)
-    assert done.stdout.strip() == "PASSIVE", done.stderr[-1000:]
-    mine = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          env={**env, "OMP_WAIT_POLICY": "ACTIVE"}, timeout=300)
-    assert mine.stdout.strip() == "ACTIVE"
+             "print(os.environ.get('GOMP_SPINCOUNT'))")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+
+    def spin_count(**mine: str) -> str:
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              env={**env, **mine}, timeout=300)
+        assert done.returncode == 0, done.stderr[-1000:]
+        return done.stdout.strip()
+
+    assert spin_count() == "20000"
+    assert spin_count(GOMP_SPINCOUNT="5") == "5"
+    assert spin_count(OMP_WAIT_POLICY="PASSIVE") == "None"
