@@ -81,22 +81,52 @@ def specific_reason(text: str) -> bool:
 
 class Finish:
     """`done` for the evolve agent: after a change, any summary; without one, the summary is the
-    no-change reason, and a vague one is sent back once to be made specific."""
+    no-change reason. With library entries offered, the first such `done` is sent back with the
+    call that applies the best-matching entry (the 1.5B read the evidence, named the very pattern
+    an offered entry answers, and ended with no change); a vague reason is sent back once to be
+    made specific."""
 
     def __init__(self, changes: ChangeTool) -> None:
         self.changes = changes
         self.reason: str | None = None
         self._asked = False
+        self._offered = False
 
     def __call__(self, arguments: dict[str, Any]) -> ToolResult:
         summary = " ".join(str(arguments.get("summary", "")).split())
-        if self.changes.entries or specific_reason(summary) or self._asked:
-            self.reason = summary
-            return done_tool(arguments)
+        if self.changes.entries:
+            return self._accept(summary, arguments)
+        if self.changes.offered and not self._offered:
+            self._offered = True
+            top = next(iter(self.changes.offered.values()))
+            others = [entry for entry in self.changes.offered if entry != top.entry_id]
+            return refused("permanent", "no change was made, and the improvement library offers "
+                           "remedies for this run's failures",
+                           f"apply the best match, {top.entry_id}, with: change "
+                           f"{json.dumps(_applying(top))} (or another offered entry: "
+                           f"{', '.join(others) or 'none'}); or call done again with the "
+                           "specific reason none of them would help")
+        if specific_reason(summary) or self._asked:
+            return self._accept(summary, arguments)
         self._asked = True
         return refused("permanent", f"no change was made, and {summary!r} does not say why",
                        "make a change, or call done again with the specific reason: which failure "
                        "patterns or tasks you looked at and why no harness change would help them")
+
+    def _accept(self, summary: str, arguments: dict[str, Any]) -> ToolResult:
+        self.reason = summary
+        return done_tool(arguments)
+
+
+def _applying(offer: LibraryOffer) -> dict[str, Any]:
+    """A complete `change` call applying `offer`, predicting a modest fix of the tasks where its
+    patterns showed: the agent may send it as it is or revise the prediction."""
+    tasks = list(offer.tasks[:3])
+    return {"library_entry": offer.entry_id, "component": offer.component,
+            "root_cause": offer.root_cause, "targeted_fix": offer.targeted_fix,
+            "failure_evidence": [{"task_id": task} for task in tasks],
+            "predicted_fixes": [{"task_id": task, "probability": 0.3} for task in tasks],
+            "predicted_regressions": [], "expected_delta": 10}
 
 
 class Guide:

@@ -458,6 +458,40 @@ def test_an_offered_entry_is_applied_by_its_id_with_its_own_edits(run: Run):
     assert RULE not in (run.repo.path / "system_prompt.md.j2").read_text()
 
 
+def _starter_offer(entry_id: str, tasks: tuple[str, ...]) -> LibraryOffer:
+    [starter] = [e for e in starter_entries() if e.id == entry_id]
+    return LibraryOffer(starter.id, starter.summary(), "text", edits=tuple(starter.edits),
+                        component=starter.component, root_cause=starter.cue.root_cause,
+                        targeted_fix=starter.targeted_fix, tasks=tasks)
+
+
+def test_ending_with_no_change_while_remedies_are_offered_is_sent_the_call_that_applies_one(
+        run: Run):
+    """The 1.5B read the evidence, named the pattern an offered entry answers, and called done:
+    the first such done comes back with a complete call for the best match, which works as sent;
+    a second done with its reason still ends the session."""
+    offers = [_starter_offer("done-guard", ("count-lines", "fix-parser")),
+              _starter_offer("repeat-breaker", ("count-lines",))]
+    outcome, _, sink = run.evolve([json_action("done", summary=REASON)], library=offers)
+    refusal = results(sink)[0]
+    assert "apply the best match, done-guard, with: change {" in refusal
+    assert "or another offered entry: repeat-breaker" in refusal
+    start = refusal.index("change {") + len("change ")
+    call, _ = json.JSONDecoder().raw_decode(refusal, start)
+    assert call["library_entry"] == "done-guard" and call["predicted_regressions"] == []
+
+    outcome, _, sink = run.evolve([json_action("done", summary=REASON),
+                                   json.dumps({"tool": "change", "arguments": call}),
+                                   json_action("done", summary="applied")], library=offers)
+    [entry] = outcome.manifest_changes
+    assert entry.component == "middleware" and "committed change" in results(sink)[1]
+    assert [p.task_id for p in entry.predicted_fixes] == ["count-lines", "fix-parser"]
+    assert run.repo.commit_info("HEAD").trailers.get("Library-Entry") == "done-guard"
+
+    outcome, _, _ = run.evolve([json_action("done", summary=REASON)] * 2, library=offers)
+    assert outcome.manifest_changes == [] and outcome.no_change_reason == f"no change: {REASON}"
+
+
 def test_skeleton_gives_the_contract_and_edits_that_pass_the_harness_check(run: Run):
     outcome, _, sink = run.evolve([
         json_action("skeleton", kind="middleware", name="loop_guard", hook="after_tool"),
