@@ -35,14 +35,19 @@ def test_a_suite_with_its_own_images_runs_from_init_to_the_exam(tmp_path, contai
     ran = evoharness("evolve", run_dir, timeout=900)
     assert ran.returncode == 0, ran.stderr
     stored = rollouts(run_dir)
-    # the baseline's train and held-out rollouts, then the exam's seed twice on the held-out task
-    assert len(stored) == 4
-    assert all(outcome == "pass" for _, outcome, _ in stored), stored
+    # the baseline's train and held-out rollouts; the exam keeps its own in RUN/exams/
+    assert [(rollout, outcome) for rollout, outcome, _ in stored] == [
+        ("it000-tool-heldout-a00", "pass"), ("it000-tool-train-a00", "pass")]
     [record] = RunPaths(root=run_dir).exam_records.glob("*.json")
     exam = json.loads(record.read_text())
     assert exam["tasks"] == ["tool-heldout"]
     assert exam["note"] == "the final harness is the seed (no change was kept)"
+    # the seed and the seed again both passed the held-out task in its image
+    [pair] = exam["noise_floor"]["tasks"]
+    assert (pair["a"], pair["b"]) == ({"passes": 1, "total": 1}, {"passes": 1, "total": 1})
     assert "exam on 1 held-out task" in ran.stdout
-    shown = evoharness("exam", run_dir)
+    shown = evoharness("exam", run_dir)  # shown again, from the record
     assert shown.returncode == 0, shown.stderr
-    assert "exam on 1 held-out task" in shown.stdout
+    [row] = [line for line in shown.stdout.splitlines() if "tool-heldout" in line]
+    assert row.count("1/1") == 2, row
+    assert "the final harness is the seed (no change was kept)" in shown.stdout
