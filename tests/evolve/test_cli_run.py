@@ -59,12 +59,12 @@ def readme_main_job(run_dir: Path) -> list[list[str]]:
             for command in commands]
 
 
-@pytest.mark.slow  # a full demo: 56 evaluation, 18 exam and a trial's rollouts
+@pytest.mark.slow  # a full demo: 42 evaluation, 18 exam and a trial's rollouts
 @pytest.mark.timeout(TEST_SECONDS)
 def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     """README "On a fresh machine", its commands as the README has them (`init runs/demo --subset
     demo ...`, then `evolve runs/demo`), with one change: `--model` names a scripted model. The
-    README's run uses the real embedded model, which took 51 minutes on 2 cores, too slow for CI;
+    README's run uses the real embedded model, which takes an hour or more on 2 cores, too slow for CI;
     the scripted model is a test double that plays both agents, so this checks the commands, the
     suite's demo tasks and the loop, not what a model achieves. The evolve agent's rule lets the
     code agent run count-lines' own solution; every other demo task (and every held-out one) it
@@ -83,18 +83,16 @@ def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     evolved = evoharness(*evolve)
 
     assert evolved.returncode == 0, evolved.stderr[-3000:]
-    assert "finished after iteration 2 (2 iteration(s) done)" in evolved.stdout
+    assert "finished after iteration 1 (1 iteration(s) done)" in evolved.stdout
     assert "iter  train  held-out" in evolved.stdout  # the status table it prints at the end
     outcomes = stored_rollouts(run_dir)
-    # 4 demo and 3 held-out tasks, k=2: 28 rollouts for the calibrated baseline, 14 per iteration
-    assert [len(outcomes[i]) for i in (0, 1, 2)] == [28, 14, 14]
+    # 4 demo and 3 held-out tasks, k=2: 28 rollouts for the calibrated baseline, 14 after the change
+    assert [len(outcomes[i]) for i in (0, 1)] == [28, 14]
     passed = {i: sorted(r for r, o in rows.items() if o == "pass") for i, rows in outcomes.items()}
-    assert passed == {0: [], 1: ["it001-count-lines-a00", "it001-count-lines-a01"],
-                      2: ["it002-count-lines-a00", "it002-count-lines-a01"]}
+    assert passed == {0: [], 1: ["it001-count-lines-a00", "it001-count-lines-a01"]}
     _, ledger = read_run(run_dir)
     assert [(r.iteration, r.decision) for r in ledger.changes()] == [(0, "keep")]
-    assert ledger.manifest(1).no_change_reason  # the second session changed nothing
-    assert ledger.phases_done(1) == set(PHASE_ORDER) and ledger.phases_done(2) == set(EVALUATE)
+    assert ledger.phases_done(0) == set(PHASE_ORDER) and ledger.phases_done(1) == set(EVALUATE)
     # The README's last line of the demo: the exam, seed (twice) and final on the held-out tasks
     assert ("exam on 3 held-out tasks, k=2: final vs seed: no difference shown: +0.0 points"
             in evolved.stdout and "(noise floor, seed vs seed: " in evolved.stdout)
