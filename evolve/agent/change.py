@@ -112,6 +112,7 @@ class ChangeTool:
         self.reverted = [lesson for lesson in tried if lesson.decision == "revert" and lesson.rule]
         self.harness_rules = harness_rules or (lambda: [])
         self.entries: list[ChangeManifestEntry] = []
+        self.applied: list[str] = []  # the offered entries committed this session
         self.gave_up: str | None = None
         self.refused_in_a_row = 0
         # Change ids must be unique over the run and match the manifest's id pattern.
@@ -142,7 +143,14 @@ class ChangeTool:
         except EditRefused as error:
             return self._refused(error.problems, tidied.manifest, read_as, "edit refused")
         self.refused_in_a_row = 0
+        if applies:
+            self.applied.append(applies)
         return ToolResult(output=output + read_as)
+
+    def next_offer(self) -> LibraryOffer | None:
+        """The best-matching offered entry not applied yet (offers come best match first)."""
+        return next((offer for entry_id, offer in self.offered.items()
+                     if entry_id not in self.applied), None)
 
     def _draft(self, manifest: dict[str, Any]) -> ChangeManifestEntry:
         """The manifest entry with a pending commit, validated with the run's train task ids."""
@@ -244,7 +252,7 @@ class ChangeTool:
             return ToolResult(final=self.gave_up, error=ToolError(
                 kind="permanent", message=message, suggestion="the session ends here"))
         if self.refused_in_a_row == REFUSALS - 1:
-            return refused("permanent", message, _corrective(found, manifest))
+            return refused("permanent", message, _corrective(found, manifest, self.next_offer()))
         known = ", ".join(self.known_tasks[:SHOWN_TASK_IDS])
         return refused("permanent", message,
                        f"fix these and call change again. Task ids: {known}")
@@ -280,17 +288,31 @@ def _new_rule_lines(root: Path, edit: Any) -> list[str]:
     return []
 
 
-def _corrective(found: list[EvoError], manifest: dict[str, Any]) -> str:
+def applying_call(offer: LibraryOffer) -> dict[str, Any]:
+    """A complete `change` call applying `offer`, predicting a modest fix of the tasks where its
+    patterns showed: the agent may send it as it is or revise the prediction."""
+    tasks = list(offer.tasks[:3])
+    return {LIBRARY_KEY: offer.entry_id, "component": offer.component,
+            "root_cause": offer.root_cause, "targeted_fix": offer.targeted_fix,
+            "failure_evidence": [{"task_id": task} for task in tasks],
+            "predicted_fixes": [{"task_id": task, "probability": 0.3} for task in tasks],
+            "predicted_regressions": [], "expected_delta": 10}
+
+
+def _corrective(found: list[EvoError], manifest: dict[str, Any],
+                offer: LibraryOffer | None) -> str:
     """The one short corrective turn after a second refusal: the fields to fix, with the call's
-    other fields kept, and the way out."""
+    other fields kept, and the ways out: an offered entry (its call is valid as it is) or done."""
     bad = {_top_field(problem.field) for problem in found}
     skeleton = {key: (f"<fix: {key}>" if key in bad else manifest[key])
                 for key in MANIFEST_KEYS if key in manifest or key in bad}
     edit_note = " and `edits`" if bad & set(EDIT_KEYS) else ""
     return (f"refused twice in a row; this is the last try. Call change once more with "
             f"{', '.join(sorted(bad - set(EDIT_KEYS))) or 'the same fields'}{edit_note} fixed, "
-            f"like {json.dumps(skeleton)[:600]}; or call done with the specific reason you could "
-            "not make a valid change")
+            f"like {json.dumps(skeleton)[:600]}; "
+            + (f"or apply the offered remedy {offer.entry_id} instead, with: change "
+               f"{json.dumps(applying_call(offer))}; " if offer else "")
+            + "or call done with the specific reason you could not make a valid change")
 
 
 def _top_field(field: str | None) -> str:

@@ -25,7 +25,7 @@ from traces.store import TraceStore
 from workspace.repo import HarnessRepo
 from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
-from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, change_spec
+from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, applying_call, change_spec
 from .components import skeleton_tool
 from .lessons import harness_rules, lessons_markdown, same_lesson, tried_lessons
 from .tools import LibraryOffer, SqlHandler, evidence_tool, library_tool, workspace_tools
@@ -96,14 +96,13 @@ class Finish:
         summary = " ".join(str(arguments.get("summary", "")).split())
         if self.changes.entries:
             return self._accept(summary, arguments)
-        if self.changes.offered and not self._offered:
+        if (top := self.changes.next_offer()) and not self._offered:
             self._offered = True
-            top = next(iter(self.changes.offered.values()))
             others = [entry for entry in self.changes.offered if entry != top.entry_id]
             return refused("permanent", "no change was made, and the improvement library offers "
                            "remedies for this run's failures",
                            f"apply the best match, {top.entry_id}, with: change "
-                           f"{json.dumps(_applying(top))} (or another offered entry: "
+                           f"{json.dumps(applying_call(top))} (or another offered entry: "
                            f"{', '.join(others) or 'none'}); or call done again with the "
                            "specific reason none of them would help")
         if specific_reason(summary) or self._asked:
@@ -116,17 +115,6 @@ class Finish:
     def _accept(self, summary: str, arguments: dict[str, Any]) -> ToolResult:
         self.reason = summary
         return done_tool(arguments)
-
-
-def _applying(offer: LibraryOffer) -> dict[str, Any]:
-    """A complete `change` call applying `offer`, predicting a modest fix of the tasks where its
-    patterns showed: the agent may send it as it is or revise the prediction."""
-    tasks = list(offer.tasks[:3])
-    return {"library_entry": offer.entry_id, "component": offer.component,
-            "root_cause": offer.root_cause, "targeted_fix": offer.targeted_fix,
-            "failure_evidence": [{"task_id": task} for task in tasks],
-            "predicted_fixes": [{"task_id": task, "probability": 0.3} for task in tasks],
-            "predicted_regressions": [], "expected_delta": 10}
 
 
 class Guide:
@@ -218,21 +206,33 @@ class Guide:
             return ("next: write the body of the skeleton's file, then call change with those "
                     "edits and the manifest fields")
         if name in ("read_evidence", "read_file", "sql", "list_files"):
+            remedy = self._remedy()
+            remedy = f", or {remedy}" if remedy else ""
             return ("next: call change with the root cause this shows (read_file the harness file "
-                    "first if you will replace a section of it), or call done with the specific "
-                    "reason there is none")
+                    f"first if you will replace a section of it){remedy}, or call done with the "
+                    "specific reason there is none")
         return None
 
+    def _remedy(self) -> str:
+        """The complete call applying the best offered entry not applied yet; '' when none is
+        left. (The 1.5B, offered five entries, wrote the overview's prose rule and a near-copy of
+        it: it takes the concrete call it is shown.)"""
+        offer = self.changes.next_offer()
+        return (f"apply the offered remedy {offer.entry_id}, enforced in code, with: change "
+                f"{json.dumps(applying_call(offer))}" if offer else "")
+
     def _after_change(self) -> str:
-        """After a commit: the next pattern no committed root cause states yet, while changes are
-        left (one change per root cause), else done."""
+        """After a commit, while changes are left: the next pattern no committed root cause states
+        yet (one change per root cause) and the next offered remedy; else done."""
         causes = [entry.root_cause for entry in self.changes.entries]
         left = [title for title in self.patterns
                 if not any(same_lesson(title, cause) for cause in causes)]
-        if len(self.changes.entries) >= self.changes.max_changes or not left:
+        options = [option for option in (
+            left and f'if another failure pattern has a different root cause, e.g. "{left[0]}", '
+                     "make one change for it", self._remedy()) if option]
+        if len(self.changes.entries) >= self.changes.max_changes or not options:
             return "next: call done with a short summary"
-        return (f'next: if another failure pattern has a different root cause, e.g. "{left[0]}", '
-                "make one change for it; otherwise call done with a short summary")
+        return f"next: {'; or '.join(options)}; otherwise call done with a short summary"
 
 
 def _is_overview(name: str, arguments: dict[str, Any]) -> bool:

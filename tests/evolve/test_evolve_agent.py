@@ -492,6 +492,43 @@ def test_ending_with_no_change_while_remedies_are_offered_is_sent_the_call_that_
     assert outcome.manifest_changes == [] and outcome.no_change_reason == f"no change: {REASON}"
 
 
+def offered_call(result: str) -> dict[str, Any]:
+    """The complete `change` call a hint shows for an offered remedy."""
+    start = result.index("with: change {") + len("with: change ")
+    call, _ = json.JSONDecoder().raw_decode(result, start)
+    return call
+
+
+def test_while_remedies_are_offered_each_next_step_shows_the_call_for_the_next_one(run: Run):
+    """The README demo's session on the 1.5B, offered five entries: it read a rollout and the
+    prompt, wrote the overview's prose rule, then a near-copy of it (refused twice), and ended.
+    After a read, after its own change and on its last try, the hint carries the complete call for
+    the best offered entry not applied yet; once one is applied, the next one's."""
+    offers = [_starter_offer("repeat-breaker", ("count-lines",)),
+              _starter_offer("done-guard", ("count-lines", "fix-parser"))]
+    bad = manifest()
+    del bad["root_cause"]
+    refused_change = json_action("change", edit={"op": "append_rule", "text": RULE}, **bad)
+    _, _, sink = run.evolve([json_action("read_evidence", path="tasks/fix-parser.md"), change(),
+                             refused_change, refused_change, json_action("done", summary="x")],
+                            library=offers)
+    read, committed, _, last_try = results(sink)[:4]
+    for hint in (read, committed, last_try):
+        assert "apply the offered remedy repeat-breaker" in hint, hint
+        assert offered_call(hint)["library_entry"] == "repeat-breaker"
+    assert "last try" in last_try
+
+    outcome, _, sink = run.evolve([json_action("read_evidence", path="tasks/fix-parser.md")],
+                                  library=offers)
+    call = offered_call(results(sink)[0])
+    outcome, _, sink = run.evolve([json.dumps({"tool": "change", "arguments": call}),
+                                   json_action("done", summary="applied")], library=offers)
+    applied = results(sink)[0]
+    assert applied.startswith("committed change"), applied
+    assert offered_call(applied)["library_entry"] == "done-guard"  # the next one, not the same
+    assert run.repo.commit_info("HEAD").trailers.get("Library-Entry") == "repeat-breaker"
+
+
 def test_skeleton_gives_the_contract_and_edits_that_pass_the_harness_check(run: Run):
     outcome, _, sink = run.evolve([
         json_action("skeleton", kind="middleware", name="loop_guard", hook="after_tool"),
