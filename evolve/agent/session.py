@@ -206,11 +206,10 @@ class Guide:
             return ("next: write the body of the skeleton's file, then call change with those "
                     "edits and the manifest fields")
         if name in ("read_evidence", "read_file", "sql", "list_files"):
-            remedy = self._remedy()
-            remedy = f", or {remedy}" if remedy else ""
-            return ("next: call change with the root cause this shows (read_file the harness file "
-                    f"first if you will replace a section of it){remedy}, or call done with the "
-                    "specific reason there is none")
+            remedy = self._remedy()  # first: the 1.5B takes the first concrete call it is shown
+            return (f"next: {remedy + '; or ' if remedy else ''}call change with the root cause "
+                    "this shows (read_file the harness file first if you will replace a section of "
+                    "it), or call done with the specific reason there is none")
         return None
 
     def _remedy(self) -> str:
@@ -228,8 +227,8 @@ class Guide:
         left = [title for title in self.patterns
                 if not any(same_lesson(title, cause) for cause in causes)]
         options = [option for option in (
-            left and f'if another failure pattern has a different root cause, e.g. "{left[0]}", '
-                     "make one change for it", self._remedy()) if option]
+            self._remedy(), left and f'if another failure pattern has a different root cause, '
+                                     f'e.g. "{left[0]}", make one change for it') if option]
         if len(self.changes.entries) >= self.changes.max_changes or not options:
             return "next: call done with a short summary"
         return f"next: {'; or '.join(options)}; otherwise call done with a short summary"
