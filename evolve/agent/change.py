@@ -299,6 +299,13 @@ def applying_call(offer: LibraryOffer) -> dict[str, Any]:
             "predicted_regressions": [], "expected_delta": 10}
 
 
+def remedy_hint(offer: LibraryOffer) -> str:
+    """The hint that shows an offered entry's complete `change` call: the 1.5B takes the concrete
+    call it is shown (offered five entries and shown none, it wrote the overview's prose rule)."""
+    return (f"apply the offered remedy {offer.entry_id}, enforced in code, with: change "
+            f"{json.dumps(applying_call(offer))}")
+
+
 def _corrective(found: list[EvoError], manifest: dict[str, Any],
                 offer: LibraryOffer | None) -> str:
     """The one short corrective turn after a second refusal: the fields to fix, with the call's
@@ -310,8 +317,7 @@ def _corrective(found: list[EvoError], manifest: dict[str, Any],
     return (f"refused twice in a row; this is the last try. Call change once more with "
             f"{', '.join(sorted(bad - set(EDIT_KEYS))) or 'the same fields'}{edit_note} fixed, "
             f"like {json.dumps(skeleton)[:600]}; "
-            + (f"or apply the offered remedy {offer.entry_id} instead, with: change "
-               f"{json.dumps(applying_call(offer))}; " if offer else "")
+            + (f"or {remedy_hint(offer)}; " if offer else "")
             + "or call done with the specific reason you could not make a valid change")
 
 

@@ -25,7 +25,7 @@ from traces.store import TraceStore
 from workspace.repo import HarnessRepo
 from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
-from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, applying_call, change_spec
+from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, applying_call, change_spec, remedy_hint
 from .components import skeleton_tool
 from .lessons import harness_rules, lessons_markdown, same_lesson, tried_lessons
 from .tools import LibraryOffer, SqlHandler, evidence_tool, library_tool, workspace_tools
@@ -208,17 +208,14 @@ class Guide:
         if name in ("read_evidence", "read_file", "sql", "list_files"):
             remedy = self._remedy()  # first: the 1.5B takes the first concrete call it is shown
             return (f"next: {remedy + '; or ' if remedy else ''}call change with the root cause "
-                    "this shows (read_file the harness file first if you will replace a section of "
-                    "it), or call done with the specific reason there is none")
+                    "this shows (read_file the harness file first if you will replace a section "
+                    "of it), or call done with the specific reason there is none")
         return None
 
     def _remedy(self) -> str:
-        """The complete call applying the best offered entry not applied yet; '' when none is
-        left. (The 1.5B, offered five entries, wrote the overview's prose rule and a near-copy of
-        it: it takes the concrete call it is shown.)"""
+        """The hint for the best offered entry not applied yet; '' when none is left."""
         offer = self.changes.next_offer()
-        return (f"apply the offered remedy {offer.entry_id}, enforced in code, with: change "
-                f"{json.dumps(applying_call(offer))}" if offer else "")
+        return remedy_hint(offer) if offer else ""
 
     def _after_change(self) -> str:
         """After a commit, while changes are left: the next pattern no committed root cause states

@@ -64,7 +64,7 @@ def readme_main_job(run_dir: Path) -> list[list[str]]:
 def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     """README "On a fresh machine", its commands as the README has them (`init runs/demo --subset
     demo ...`, then `evolve runs/demo`), with one change: `--model` names a scripted model. The
-    README's run uses the real embedded model, which takes an hour or more on 2 cores, too slow for CI;
+    README's run uses the real embedded model, which took 57 minutes on 2 cores, too slow for CI;
     the scripted model is a test double that plays both agents, so this checks the commands, the
     suite's demo tasks and the loop, not what a model achieves. The evolve agent's rule lets the
     code agent run count-lines' own solution; every other demo task (and every held-out one) it
@@ -86,7 +86,7 @@ def test_the_readmes_main_job_runs_through_the_cli(tmp_path: Path) -> None:
     assert "finished after iteration 1 (1 iteration(s) done)" in evolved.stdout
     assert "iter  train  held-out" in evolved.stdout  # the status table it prints at the end
     outcomes = stored_rollouts(run_dir)
-    # 4 demo and 3 held-out tasks, k=2: 28 rollouts for the calibrated baseline, 14 after the change
+    # 4 demo and 3 held-out tasks, k=2: 28 for the calibrated baseline, 14 after the change
     assert [len(outcomes[i]) for i in (0, 1)] == [28, 14]
     passed = {i: sorted(r for r, o in rows.items() if o == "pass") for i, rows in outcomes.items()}
     assert passed == {0: [], 1: ["it001-count-lines-a00", "it001-count-lines-a01"]}

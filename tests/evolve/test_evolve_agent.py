@@ -465,6 +465,13 @@ def _starter_offer(entry_id: str, tasks: tuple[str, ...]) -> LibraryOffer:
                         targeted_fix=starter.targeted_fix, tasks=tasks)
 
 
+def offered_call(result: str) -> dict[str, Any]:
+    """The complete `change` call a hint shows for an offered remedy."""
+    start = result.index("with: change {") + len("with: change ")
+    call, _ = json.JSONDecoder().raw_decode(result, start)
+    return call
+
+
 def test_ending_with_no_change_while_remedies_are_offered_is_sent_the_call_that_applies_one(
         run: Run):
     """The 1.5B read the evidence, named the pattern an offered entry answers, and called done:
@@ -476,8 +483,7 @@ def test_ending_with_no_change_while_remedies_are_offered_is_sent_the_call_that_
     refusal = results(sink)[0]
     assert "apply the best match, done-guard, with: change {" in refusal
     assert "or another offered entry: repeat-breaker" in refusal
-    start = refusal.index("change {") + len("change ")
-    call, _ = json.JSONDecoder().raw_decode(refusal, start)
+    call = offered_call(refusal)
     assert call["library_entry"] == "done-guard" and call["predicted_regressions"] == []
 
     outcome, _, sink = run.evolve([json_action("done", summary=REASON),
@@ -490,13 +496,6 @@ def test_ending_with_no_change_while_remedies_are_offered_is_sent_the_call_that_
 
     outcome, _, _ = run.evolve([json_action("done", summary=REASON)] * 2, library=offers)
     assert outcome.manifest_changes == [] and outcome.no_change_reason == f"no change: {REASON}"
-
-
-def offered_call(result: str) -> dict[str, Any]:
-    """The complete `change` call a hint shows for an offered remedy."""
-    start = result.index("with: change {") + len("with: change ")
-    call, _ = json.JSONDecoder().raw_decode(result, start)
-    return call
 
 
 def test_while_remedies_are_offered_each_next_step_shows_the_call_for_the_next_one(run: Run):
