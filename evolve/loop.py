@@ -2,7 +2,9 @@
 ledger so a killed run resumes after the last finished phase, and enforces the stop rules in code.
 What each phase does is phases.py's; the phase list is the ledger's Phase. An iteration evaluates
 the head, evolves it, judges each change in its own trial and reverts the rejected ones, so the
-next iteration's evaluation is of the harness that survived (nothing is evaluated twice)."""
+next iteration's evaluation is of the harness that survived. At the iteration limit a harness an
+earlier iteration evaluated (every change since was reverted) is not evaluated again: that
+evaluation would feed no evolve session, and the exam judges the final harness."""
 from __future__ import annotations
 
 import time
@@ -98,8 +100,13 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
         if done:
             say(f"resuming iteration {iteration} after {sorted(done, key=PHASE_ORDER.index)[-1]}")
         while True:
-            run_phases(run, iteration, EVALUATE, say, on_rollout)
-            reason = stop_reason(run, iteration)
+            same = evaluated_as(run, iteration)
+            if same is None:
+                run_phases(run, iteration, EVALUATE, say, on_rollout)
+                reason = stop_reason(run, iteration)
+            else:
+                reason = (f"{run.config.stop.iterations} iteration(s) done; the harness left is "
+                          f"iteration {same}'s, not evaluated again")
             if reason:
                 say(f"stopped after iteration {iteration}: {reason}")
                 exam = final_exam(run, say, on_rollout) if examine else None
@@ -107,6 +114,16 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
                                   exam_id=exam and exam.exam_id)
             run_phases(run, iteration, EVOLVE, say, on_rollout)
             iteration += 1
+
+
+def evaluated_as(run: Run, iteration: int) -> int | None:
+    """At the iteration limit, before `iteration` has begun: the earlier iteration whose
+    evaluated harness has the head's tree, if one has (None otherwise, and below the limit)."""
+    if iteration < run.config.stop.iterations or run.ledger.phases_done(iteration):
+        return None
+    head = run.repo.tree_id()
+    return next((r.iteration for r in run.ledger.phase_records()
+                 if r.phase == Phase.EVAL and run.repo.tree_id(r.harness_commit) == head), None)
 
 
 def final_exam(run: Run, say: Say, on_rollout: Callable[[RolloutResult], None] | None

@@ -15,7 +15,7 @@ from evolve.ledger import EVALUATE, PHASE_ORDER, Phase
 from evolve.loop import LoopResult, evolve
 from evolve.run import init_run, open_run, read_run
 from tests.fixtures.e2e_agents import (
-    HELPFUL_RULE, NOTHING_JUDGED, agents, change, done, evolve_rule, solve_rule, write_script,
+    HARMFUL_RULE, HELPFUL_RULE, NOTHING_JUDGED, agents, change, done, evolve_rule, solve_rule, write_script,
 )
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
@@ -65,6 +65,29 @@ def test_a_clean_stop_continues_without_resume(tmp_path: Path) -> None:
     assert result.last_iteration == 1
     with open_run(run_dir) as run:
         assert run.ledger.phases_done(1) == set(EVALUATE)
+
+
+def test_at_the_limit_a_harness_evaluated_before_is_not_evaluated_again(tmp_path: Path) -> None:
+    """The only change is reverted, which leaves the seed that iteration 0 evaluated: the run
+    stops at its limit without evaluating it again. A higher limit evaluates it (the next
+    iteration's evolve session needs it), and a resume of a stopped run does not."""
+    model = agents(tmp_path / "s.yaml", [change(HARMFUL_RULE, ["write-alpha"]), done()],
+                   solves_without=[HARMFUL_RULE])
+    config = RunConfig(run_id="limit", tasks=SUITE, model=model, k=1, workers=2,
+                       rollout_timeout=60, stop=StopRules(iterations=1))
+    run_dir = init_run(tmp_path / "run", config).root
+
+    first = evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+    again = evolve(run_dir, iterations=None, resume=True, say=lambda _: None)
+    with open_run(run_dir) as run:
+        assert [r.decision for r in run.ledger.changes()] == ["revert"]
+        assert run.ledger.phases_done(1) == set()
+    assert first.stop_reason == again.stop_reason == (
+        "1 iteration(s) done; the harness left is iteration 0's, not evaluated again")
+
+    evolve(run_dir, iterations=2, resume=False, say=lambda _: None)
+    with open_run(run_dir) as run:
+        assert set(EVALUATE) <= run.ledger.phases_done(1)
 
 
 def test_the_wall_time_budget_counts_earlier_processes(tmp_path: Path) -> None:

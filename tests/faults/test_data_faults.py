@@ -37,7 +37,7 @@ def test_a_hand_broken_manifest_stops_the_resume_naming_it_and_nothing_is_lost(
     good = manifest.read_text()
     manifest.write_text(good[: len(good) // 2])  # edited by hand into invalid JSON
     stored = rollouts(run_dir)
-    assert {r[0] for r in stored} >= {"it001-hello-world-a00", "it000-hello-world-a00"}
+    assert "it000-hello-world-a00" in {r[0] for r in stored}
 
     broken = evoharness("evolve", run_dir, "--iterations", "2")
     assert_clean_error(broken, "manifests/iter-000.json")
