@@ -20,6 +20,7 @@ from .ledger import RunLedger
 from .ledger.records import EvalResult, EvolveResult
 
 EXAM_RUNS = 4  # seed, seed again (the noise floor), final, best
+SEED_RUNS = 2  # an exam whose final harness is the seed runs it twice only
 
 
 class Plan(BaseModel):
@@ -33,18 +34,24 @@ class Plan(BaseModel):
     screen_cap: int  # one change's regression screen, at most (every train task at its cap)
     exam: int  # its seed (twice), final and best harness; with a best-of-N baseline of known N,
     # its attempts too
+    exam_of_seed: int  # the exam when no change is kept: the seed twice (and the baseline)
     baseline_unsized: bool = False  # a best-of baseline whose N is the evolution's own spend
+
+    @property
+    def least_evaluations(self) -> int:
+        """With no change kept the limit does not evaluate the seed again (evolve/loop.py)."""
+        return max(1, self.evaluations - 1)
 
     @property
     def least(self) -> int:
         """Rollouts when every trial ends at once (no change made)."""
-        return self.evaluations * self.evaluation + self.baseline_extra + self.exam
+        return self.least_evaluations * self.evaluation + self.baseline_extra + self.exam_of_seed
 
     @property
     def most(self) -> int:
         """Rollouts when every iteration makes every change and every trial runs to its caps."""
         trials = (self.evaluations - 1) * self.changes * (self.probe_cap + self.screen_cap)
-        return self.least + trials
+        return self.evaluations * self.evaluation + self.baseline_extra + self.exam + trials
 
 
 class Pace(BaseModel):
@@ -64,6 +71,7 @@ def plan(config: RunConfig, train: int, heldout: int) -> Plan:
                 changes=config.max_changes, probe_cap=config.verdicts.max_rollouts,
                 screen_cap=config.verdicts.screen_max_rollouts * train,
                 exam=heldout * exam.k * EXAM_RUNS + best_of,
+                exam_of_seed=heldout * exam.k * SEED_RUNS + best_of,
                 baseline_unsized=exam.baseline is not None and exam.best_of_n is None)
 
 
@@ -119,9 +127,12 @@ def forecast_lines(config: RunConfig, train: int, heldout: int, known: Pace | No
     """The forecast in a few lines of text."""
     p = plan(config, train, heldout)
     twice = " (the baseline twice)" if p.baseline_extra else ""
-    lines = [f"forecast: {p.least}-{p.most} rollouts: {p.evaluations} evaluations x "
+    evaluations = (f"{p.evaluations}" if p.least_evaluations == p.evaluations
+                   else f"{p.least_evaluations}-{p.evaluations}")
+    lines = [f"forecast: {p.least}-{p.most} rollouts: {evaluations} evaluations x "
              f"{p.evaluation}{twice}, trials of up to {p.changes} changes x ({p.probe_cap} probe "
-             f"+ {p.screen_cap} screen) in {p.evaluations - 1} iterations, an exam of {p.exam}"
+             f"+ {p.screen_cap} screen) in {p.evaluations - 1} iterations, an exam of "
+             f"{p.exam_of_seed}-{p.exam}"
              + (" and its best-of baseline (N: the evolution's rollouts per train task)"
                 if p.baseline_unsized else "")]
     if known is None:
