@@ -56,6 +56,18 @@ _EDITS = [
 ]
 
 
+# The order of the change call's fields, the schema's: a server decoding under it (llama.cpp's
+# llguidance) writes an object's properties in this order, so every call the model is shown
+# follows it. The library entry comes first: last, after the prediction, the 1.5B copied an
+# offered entry's call four times with every field but that one (a change with no edits).
+FIELD_ORDER = (LIBRARY_KEY, "root_cause", "failure_evidence", "component", "edits",
+               "targeted_fix", "predicted_fixes", "predicted_regressions", "expected_delta")
+
+
+def in_field_order(call: dict[str, Any]) -> dict[str, Any]:
+    return {key: call[key] for key in FIELD_ORDER if key in call}
+
+
 def _closed(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
     return {"type": "object", "properties": properties,
             "required": list(properties) if required is None else required,
@@ -63,9 +75,10 @@ def _closed(properties: dict[str, Any], required: list[str] | None = None) -> di
 
 
 def change_spec(known_tasks: list[str], offered: list[str] = ()) -> ToolSpec:
-    """The `change` tool as the model sees it and is decoded under: manifest fields in the order
-    worth thinking in (cause, evidence, edit, prediction), task ids and components as enums, and
-    the library entries `offered` this session (an optional field, only when there are some)."""
+    """The `change` tool as the model sees it and is decoded under: the library entries `offered`
+    this session first (an optional field, only when there are some), then the manifest fields
+    in the order worth thinking in (cause, evidence, edit, prediction), task ids and components
+    as enums."""
     task = {"type": "string", "enum": known_tasks} if known_tasks else _STRING
     prediction = {"type": "array", "items": _closed({"task_id": task,
                                                      "probability": {"type": "number"}})}
@@ -76,7 +89,7 @@ def change_spec(known_tasks: list[str], offered: list[str] = ()) -> ToolSpec:
         description=(
             "Make ONE harness change (one root cause) as one commit with its prediction. The edits "
             "are validated together; if refused, nothing is changed and the reasons come back."),
-        parameters=_closed({
+        parameters=_closed(in_field_order({
             "root_cause": {**_STRING, "description": "what the AGENT does wrong, in general"},
             "failure_evidence": {"type": "array", "minItems": 1, "items": _closed(
                 {"task_id": task, "attempt": {"type": "integer"}}, ["task_id"])},
@@ -91,7 +104,7 @@ def change_spec(known_tasks: list[str], offered: list[str] = ()) -> ToolSpec:
                               "description": "the improvement-library entry this change "
                                              "applies, if any: its edits are applied, leave "
                                              "edits out"}} if offered else {}),
-        }, required=list(MANIFEST_KEYS) + ([] if offered else ["edits"])),
+        }), required=list(MANIFEST_KEYS) + ([] if offered else ["edits"])),
     )
 
 
@@ -191,17 +204,23 @@ class ChangeTool:
     def _from_entry(self, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """A call naming an offered entry that has recorded edits gets exactly those edits and the
         entry's component (so the entry's record is about one thing), and the entry's root cause,
-        fix and evidence where it leaves them out; the notes say what was taken."""
-        applies = arguments.get(LIBRARY_KEY)
-        offer = self.offered.get(str(applies).strip()) if applies else None
+        fix and evidence where it leaves them out; the notes say what was taken. A call with no
+        edits and an offered entry's own targeted fix, word for word, is that entry's offered
+        call without its name, and applies it."""
+        named = arguments.get(LIBRARY_KEY)
+        entry_id = str(named).strip() if named else self._copied_offer(arguments)
+        offer = self.offered.get(entry_id) if entry_id else None
         if offer is None or not offer.edits:
             return arguments, []
         filled = {key: value for key, value in arguments.items() if key not in EDIT_KEYS}
+        filled[LIBRARY_KEY] = offer.entry_id
         filled["edits"] = [dict(edit) for edit in offer.edits]
         filled["component"] = offer.component or arguments.get("component")
-        notes = [f"the edits of library entry {offer.entry_id} were applied as they are"
-                 + (" (the edits sent were left out: to change an entry, send your own edits "
-                    "without library_entry)" if any(k in arguments for k in EDIT_KEYS) else "")]
+        notes = [] if named else [f"library_entry missing: the call is library entry "
+                                  f"{offer.entry_id}'s as offered"]
+        notes.append(f"the edits of library entry {offer.entry_id} were applied as they are"
+                     + (" (the edits sent were left out: to change an entry, send your own edits "
+                        "without library_entry)" if any(k in arguments for k in EDIT_KEYS) else ""))
         defaults = {"root_cause": offer.root_cause, "targeted_fix": offer.targeted_fix,
                     "failure_evidence": [{"task_id": t} for t in offer.tasks[:3]]}
         for key, value in defaults.items():
@@ -209,6 +228,15 @@ class ChangeTool:
                 filled[key] = value
                 notes.append(f"{key} missing: taken from library entry {offer.entry_id}")
         return filled, notes
+
+    def _copied_offer(self, arguments: dict[str, Any]) -> str | None:
+        """The offered entry whose call this is but for its name (the 1.5B copied an offered
+        call four times with every field but library_entry, each refused for having no edits)."""
+        if any(key in arguments for key in EDIT_KEYS):
+            return None
+        fix = " ".join(str(arguments.get("targeted_fix") or "").split())
+        return next((offer.entry_id for offer in self.offered.values()
+                     if fix and fix == " ".join(offer.targeted_fix.split())), None)
 
     def _library_problems(self, applies: str | None) -> list[EvoError]:
         if applies is None or applies in self.offered:
@@ -292,11 +320,12 @@ def applying_call(offer: LibraryOffer) -> dict[str, Any]:
     """A complete `change` call applying `offer`, predicting a modest fix of the tasks where its
     patterns showed: the agent may send it as it is or revise the prediction."""
     tasks = list(offer.tasks[:3])
-    return {LIBRARY_KEY: offer.entry_id, "component": offer.component,
-            "root_cause": offer.root_cause, "targeted_fix": offer.targeted_fix,
-            "failure_evidence": [{"task_id": task} for task in tasks],
-            "predicted_fixes": [{"task_id": task, "probability": 0.3} for task in tasks],
-            "predicted_regressions": [], "expected_delta": 10}
+    return in_field_order({
+        LIBRARY_KEY: offer.entry_id, "component": offer.component,
+        "root_cause": offer.root_cause, "targeted_fix": offer.targeted_fix,
+        "failure_evidence": [{"task_id": task} for task in tasks],
+        "predicted_fixes": [{"task_id": task, "probability": 0.3} for task in tasks],
+        "predicted_regressions": [], "expected_delta": 10})
 
 
 def remedy_hint(offer: LibraryOffer) -> str:
@@ -311,8 +340,8 @@ def _corrective(found: list[EvoError], manifest: dict[str, Any],
     """The one short corrective turn after a second refusal: the fields to fix, with the call's
     other fields kept, and the ways out: an offered entry (its call is valid as it is) or done."""
     bad = {_top_field(problem.field) for problem in found}
-    skeleton = {key: (f"<fix: {key}>" if key in bad else manifest[key])
-                for key in MANIFEST_KEYS if key in manifest or key in bad}
+    skeleton = in_field_order({key: (f"<fix: {key}>" if key in bad else manifest[key])
+                               for key in MANIFEST_KEYS if key in manifest or key in bad})
     edit_note = " and `edits`" if bad & set(EDIT_KEYS) else ""
     return (f"refused twice in a row; this is the last try. Call change once more with "
             f"{', '.join(sorted(bad - set(EDIT_KEYS))) or 'the same fields'}{edit_note} fixed, "

@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 from agent.events import ListSink
 from evoharness.errors import EvoError
 from evolve.agent import EvolveOutcome, run_evolve_agent
+from evolve.agent.change import applying_call, change_spec
 from evolve.agent.components import skeleton_edits
 from evolve.agent.tools import LibraryOffer
 from evolve.library.starter import starter_entries
@@ -496,6 +497,47 @@ def test_ending_with_no_change_while_remedies_are_offered_is_sent_the_call_that_
 
     outcome, _, _ = run.evolve([json_action("done", summary=REASON)] * 2, library=offers)
     assert outcome.manifest_changes == [] and outcome.no_change_reason == f"no change: {REASON}"
+
+
+def test_every_call_shown_follows_the_order_the_server_decodes_in() -> None:
+    """A server decoding under the change tool's schema (llama.cpp's llguidance) writes its
+    properties in the schema's order. Shown an entry's call with library_entry first while the
+    schema had it last, the 1.5B wrote every field but that one. The call a hint shows and the
+    prompt's examples follow the schema's order, the entry first, and the call is valid."""
+    spec = change_spec(["count-lines", "fix-parser"], ["done-guard"])
+    order = list(spec.parameters["properties"])
+    assert order[0] == "library_entry"
+    call = applying_call(_starter_offer("done-guard", ("count-lines", "fix-parser")))
+    Draft202012Validator(spec.parameters).validate(call)
+    root = Path(__file__).resolve().parents[2]
+    template = (root / "evolve/agent/templates/system.md.j2").read_text()
+    examples = [json.loads(line)["arguments"] for line in template.splitlines()
+                if line.startswith('{"thought"') and '"tool": "change"' in line]
+    assert len(examples) == 2
+    for keys in [list(call), *(list(example) for example in examples)]:
+        assert keys == sorted(keys, key=order.index), keys
+
+
+def test_an_offered_call_sent_without_its_entry_name_applies_the_entry(run: Run):
+    """The 1.5B's call on the README's main job of 2026-12-02, four times: the offered call for
+    done-guard with every field but library_entry, so with no edits. Its targeted fix is the
+    entry's word for word: it applies the entry and says how it was read. A call with a fix of
+    its own and no edits is still refused."""
+    offers = [_starter_offer("done-guard", ("count-lines", "fix-parser"))]
+    call = applying_call(offers[0])
+    del call["library_entry"]
+    outcome, _, sink = run.evolve([json.dumps({"tool": "change", "arguments": call}),
+                                   json_action("done", summary="applied")], library=offers)
+    [entry] = outcome.manifest_changes
+    assert entry.component == "middleware"
+    assert run.repo.commit_info("HEAD").trailers.get("Library-Entry") == "done-guard"
+    assert "library_entry missing: the call is library entry done-guard's as offered" \
+        in results(sink)[0]
+
+    own = {**call, "targeted_fix": "Check the output file before calling done."}
+    outcome, _, sink = run.evolve([json.dumps({"tool": "change", "arguments": own}),
+                                   json_action("done", summary=REASON)] * 2, library=offers)
+    assert outcome.manifest_changes == [] and "no edits given" in results(sink)[0]
 
 
 def test_while_remedies_are_offered_each_next_step_shows_the_call_for_the_next_one(run: Run):
