@@ -158,6 +158,7 @@ def test_without_bubblewrap_a_run_needs_the_unsafe_flag_and_then_warns(
     assert "WARNING: --unsafe-no-sandbox" in evolved.stderr
     assert "finished after iteration 1" in evolved.stdout
     outcomes = stored_rollouts(run_dir)
-    # The scripted agent runs each task's RUN line on the host: every rollout passes.
-    assert [len(outcomes[i]) for i in (0, 1)] == [6, 3]
+    # The scripted agent runs each task's RUN line on the host: every rollout passes, so the
+    # change is reverted and the limit does not evaluate the seed again.
+    assert len(outcomes[0]) == 6 and 1 not in outcomes
     assert {o for rows in outcomes.values() for o in rows.values()} == {"pass"}
