@@ -65,7 +65,9 @@ FIELD_ORDER = (LIBRARY_KEY, "root_cause", "failure_evidence", "component", "edit
 
 
 def in_field_order(call: dict[str, Any]) -> dict[str, Any]:
-    return {key: call[key] for key in FIELD_ORDER if key in call}
+    """`call` with its keys in FIELD_ORDER; a key it does not name keeps its place after them."""
+    rank = {key: n for n, key in enumerate(FIELD_ORDER)}
+    return dict(sorted(call.items(), key=lambda item: rank.get(item[0], len(rank))))
 
 
 def _closed(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
