@@ -151,7 +151,8 @@ class KillRun:
         revert); else, by a seeded coin, during start-up or after one or two more steps of
         progress."""
         iteration, phase = position(self.run_dir)
-        hit = {trigger for trigger, _, _ in self.kills}
+        hit = {trigger for trigger, _, phase in self.kills
+               if trigger != "ingest" or phase == "INGEST"}  # a late INGEST kill is tried again
         at_revert = iteration >= 1 and phase in ("TRIAL", "REVERT")
         if "revert" not in hit and (at_revert or len(self.kills) >= REVERT_FROM):
             return self.kill_once("revert", self._revert_trigger(mid_revert_possible=at_revert))
@@ -187,17 +188,26 @@ class KillRun:
                                      for line in reflog.read_text().splitlines()[lines:])
 
     def _ingest_trigger(self, iteration: int) -> Trigger:
-        """Once every rollout file of the evaluation exists, this process holds the store open as
-        a reader: the loop records EVAL in its file, then waits for the store to write EVAL's
-        index row and INGEST (DuckDB lets no writer in beside a reader). The kill comes once the
-        EVAL file is there, so it lands with INGEST unfinished however fast the machine is."""
+        """This process holds the store open as a reader, taken once a rollout of the evaluation
+        is written while another is still to run: the loop is past its start-up check (which
+        writes) and writes nothing more before it records EVAL in its file, then waits for the
+        store to write EVAL's index row and INGEST (DuckDB lets no writer in beside a reader). The
+        kill comes once the EVAL file is there. Only a reader taken after all the rollouts (the
+        fallback when the last ones were written together) can come late; `next_kill` then tries
+        again at the next evaluation."""
         expected = 3 * K * (2 if iteration == 0 else 1)  # calibrated baseline: 2k attempts
         rollouts = self.paths.rollouts(iteration)
         evaluated = self.paths.phase(iteration, "EVAL")
 
+        def written() -> int:
+            return len(list(rollouts.glob("*.json")))
+
+        before = written()
+
         def ready() -> bool:
             if self.held is None:
-                if len(list(rollouts.glob("*.json"))) >= expected:
+                now = written()
+                if now > before or now >= expected:
                     self.held = TraceStore(self.paths.db, read_only=True)
                 return False
             return evaluated.exists()
