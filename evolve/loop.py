@@ -108,7 +108,7 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
                 reason = (f"{run.config.stop.iterations} iteration(s) done; the harness left is "
                           f"iteration {same}'s, not evaluated again")
             if reason:
-                say(f"stopped after iteration {iteration}: {reason}")
+                say(run.ledger.record_stop(iteration, reason).line())
                 exam = final_exam(run, say, on_rollout) if examine else None
                 return LoopResult(last_iteration=iteration, stop_reason=reason,
                                   exam_id=exam and exam.exam_id)

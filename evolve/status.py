@@ -37,10 +37,11 @@ def status(run_dir: str | Path) -> dict[str, Any]:
             "kept": decided[it, "keep"], "reverted": decided[it, "revert"]})
     next_phase = next((p for p in PHASE_ORDER if p not in done), PHASE_ORDER[0])
     running = holder(ledger.paths.lock)
+    stop = None if running else ledger.stop()
     exams = ledger.exams()
     return {"run_id": ledger.run_id, "model": config.model, "k": config.k,
             "live": running is not None, "running": running, "current_iteration": iteration,
-            "next_phase": next_phase.value, "iterations": rows,
+            "next_phase": next_phase.value, "stopped": stop and stop.line(), "iterations": rows,
             "exam": _exam(exams[-1]) if exams else None,
             "lineage": [row.model_dump() for row in lineage(changes)],
             "forecast": describe(config, ledger)}

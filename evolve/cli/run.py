@@ -207,8 +207,9 @@ def _status_table(run_dir: Path, console: Console) -> None:
     data = status_rows(run_dir)
     _answer(data, console)
     at = f"iteration {data['current_iteration']} {data['next_phase']}"
-    console.print(f"{data['running']} is running it, now at {at}" if data["live"] else f"next: {at}",
-                  markup=False, highlight=False)
+    where = (f"{data['running']} is running it, now at {at}" if data["live"]
+             else data["stopped"] or f"next: {at}")
+    console.print(where, markup=False, highlight=False)
     # Short headers and no vertical rules, so the table fits 80 columns (a pipe, a log) whole.
     table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']})",
                   caption="train, held-out: pass@1; infra: infra errors; trials: changes' "

@@ -31,7 +31,9 @@ from traces.store import StoreDamaged, TraceStore
 from . import index
 from .lock import RunLock
 from .paths import RunPaths
-from .records import PHASE_ORDER, ExamRecord, Phase, PhaseRecord, PhaseResult, RunRecord
+from .records import (
+    PHASE_ORDER, ExamRecord, Phase, PhaseRecord, PhaseResult, RunRecord, StopRecord,
+)
 
 Say = Callable[[str], None]
 M = TypeVar("M", bound=BaseModel)
@@ -136,6 +138,19 @@ class RunLedger:
         with self._writing() as store:
             index.index_phase(store.con, record)
         return record
+
+    def record_stop(self, iteration: int, reason: str) -> StopRecord:
+        record = StopRecord(iteration=iteration, phase_records=len(self.phase_records()),
+                            reason=reason, stopped_at=time.time())
+        self._save(self.paths.stop, record)
+        return record
+
+    def stop(self) -> StopRecord | None:
+        """The loop's last stop while the run is still where it stopped (else None)."""
+        if not self.paths.stop.exists():
+            return None
+        record = _load(self.paths.stop, StopRecord)
+        return record if record.phase_records == len(self.phase_records()) else None
 
     # -- changes ----------------------------------------------------------------------------------
     def manifests(self) -> list[IterationManifest]:

@@ -46,6 +46,11 @@ class RunPaths(BaseModel):
         return self.ledger / "run.json"
 
     @property
+    def stop(self) -> Path:
+        """Why the loop last stopped (`status` says it while the run is still there)."""
+        return self.ledger / "stop.json"
+
+    @property
     def lock(self) -> Path:
         """Held (flock) by the one process that may change the run."""
         return self.ledger / "lock"

@@ -112,6 +112,21 @@ class PhaseRecord(BaseModel):
     result: PhaseResult
 
 
+class StopRecord(BaseModel):
+    """Why the loop last stopped and where: the run's phase records then. A later process that
+    goes on (a higher limit) adds phases, which makes this record out of date."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    iteration: int
+    phase_records: int
+    reason: str
+    stopped_at: float
+
+    def line(self) -> str:
+        return f"stopped after iteration {self.iteration}: {self.reason}"
+
+
 class RunRecord(BaseModel):
     """The run as `init` created it."""
 

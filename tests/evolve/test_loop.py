@@ -5,6 +5,8 @@ playing both agents."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -12,7 +14,7 @@ import duckdb
 from evolve import phases
 from evolve.config import RunConfig, StopRules, load_config, save_config
 from evolve.ledger import EVALUATE, PHASE_ORDER, Phase
-from evolve.loop import LoopResult, evolve
+from evolve.loop import LoopResult, evolve, run_phases
 from evolve.run import init_run, open_run, read_run
 from tests.fixtures.e2e_agents import (
     HARMFUL_RULE, HELPFUL_RULE, NOTHING_JUDGED, agents, change, done, evolve_rule, solve_rule, write_script,
@@ -84,10 +86,25 @@ def test_at_the_limit_a_harness_evaluated_before_is_not_evaluated_again(tmp_path
         assert run.ledger.phases_done(1) == set()
     assert first.stop_reason == again.stop_reason == (
         "1 iteration(s) done; the harness left is iteration 0's, not evaluated again")
+    assert status_line(run_dir) == f"stopped after iteration 1: {first.stop_reason}"
+    with open_run(run_dir) as run:  # a process went on from there (and stopped unfinished)
+        run_phases(run, 1, EVALUATE, lambda _: None, None)
+    assert status_line(run_dir) == "next: iteration 1 EVOLVE"
 
     evolve(run_dir, iterations=2, resume=False, say=lambda _: None)
     with open_run(run_dir) as run:
         assert set(EVALUATE) <= run.ledger.phases_done(1)
+    # the stop of the process that raised the limit, not run.yaml's limit of 1
+    assert status_line(run_dir).startswith("stopped after iteration 2: 2 iteration(s) done")
+
+
+def status_line(run_dir: Path) -> str:
+    """`evoharness status`'s line on where the run is."""
+    result = subprocess.run([str(Path(sys.executable).parent / "evoharness"), "status",
+                             str(run_dir)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return next(line for line in result.stdout.splitlines()
+                if line.startswith(("stopped after", "next:")))
 
 
 def test_the_wall_time_budget_counts_earlier_processes(tmp_path: Path) -> None:
