@@ -10,7 +10,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.fixtures.containers import ENGINE, TOOL, container_home, needs_engine, tool_task
+from tests.fixtures.containers import (
+    ENGINE, TOOL, container_home, needs_engine, tool_task, unique,
+)
 from tests.fixtures.e2e_agents import done, wait, write_script
 
 from .conftest import CLI, ROOT, edit_config, evoharness, rollouts
@@ -33,7 +35,7 @@ def _script(path: Path, *, hold: bool) -> str:
 
 def test_a_killed_driver_leaves_no_container_after_resume(tmp_path, container_home,
                                                           monkeypatch):
-    task_id = f"kill-{tmp_path.name[-12:].lower().replace('_', '-')}"
+    task_id = unique("kill")
     suite = tmp_path / "suite"
     tool_task(suite / task_id)
     (suite / "suite.toml").write_text(f'[split]\ntrain = ["{task_id}"]\nheldout = []\n')

@@ -26,4 +26,4 @@ def test_ray_workers_run_a_task_in_its_image(tmp_path: Path, container_home: Pat
     assert len(outcomes) == 4 and set(outcomes.values()) == {"pass"}, result["rollouts"]
     [node] = result["nodes"]
     assert "/" in node  # host name / Ray's node id: a worker ran them
-    assert result["logs"] == ["ray-tool.log"] and result["left"] == []
+    assert result["logs"] == [f"{result['task']}.log"] and result["left"] == []
