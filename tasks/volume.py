@@ -13,6 +13,7 @@ import logging
 import math
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -137,16 +138,33 @@ def _unmount(mount: Path) -> None:
 
 
 def sweep() -> int:
-    """Unmount and delete the volumes of processes that are gone (a run killed mid-rollout);
-    returns how many. A live process's volumes, this one's included, are never touched."""
+    """Unmount and delete the volumes of processes that are gone (a run killed mid-rollout), and
+    end any process still naming one; returns how many volumes. A live process's volumes, this
+    one's included, are never touched."""
     swept = 0
     for root in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
         if root.is_dir() and not root.is_symlink() and not _owner_alive(root):
+            _kill_naming(root)
             _unmount(root / "fs")
             subprocess.run(["rm", "-rf", "--one-file-system", "--", str(root)],
                            capture_output=True, env=ENV, timeout=300)
             swept += 1
     return swept
+
+
+def _kill_naming(root: Path) -> None:
+    """SIGKILL each process whose command line names `root`: with its owner gone, only a
+    sandbox left behind does. bubblewrap whose parent is killed during its start-up can wait
+    forever for a child that is already dead (containers/bubblewrap#633)."""
+    needle = os.fsencode(root) + b"/"
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if needle in (proc / "cmdline").read_bytes():
+                os.kill(int(proc.name), signal.SIGKILL)
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
 
 
 def _owner_alive(root: Path) -> bool:

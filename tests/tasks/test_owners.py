@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from tasks import owners
+from tasks import owners, volume
 from tasks.limits import Limits
 from tasks.volume import Volume
 
@@ -68,3 +70,19 @@ def test_a_sweep_from_another_pid_namespace_leaves_a_live_volume():
         assert volume.root.exists() and os.path.ismount(volume.mount)
     finally:
         volume.close()
+
+
+def test_a_sweep_ends_a_process_still_naming_a_dead_owners_volume():
+    """What a SIGKILL during bubblewrap's start-up can leave (containers/bubblewrap#633): a bwrap
+    that waits forever, its command line naming the volume it was to bind."""
+    root = Path(tempfile.mkdtemp(prefix=volume.PREFIX))
+    (root / "owner").write_text(dead_token())
+    stuck = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)",
+                              f"{root}/fs/app"])
+    try:
+        volume.sweep()
+        assert stuck.wait(timeout=60) == -signal.SIGKILL
+        assert not root.exists()
+    finally:
+        stuck.kill()
+        stuck.wait()
