@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 import sys
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from workspace.validate import load_harness
 
 from .conftest import FIXTURE_TASKS
 
-MARK = "evoharness-escape-marker"  # a string only the agent's stray processes carry
+# A string only this suite's agents' stray processes carry (another suite may run beside it).
+MARK = f"evoharness-escape-marker-{secrets.token_hex(4)}"
 
 
 def rollout(tmp_path: Path, *commands: str) -> tuple[RolloutResult, list[str]]:

@@ -76,9 +76,11 @@ def test_a_sweep_ends_a_process_still_naming_a_dead_owners_volume():
     """What a SIGKILL during bubblewrap's start-up can leave (containers/bubblewrap#633): a bwrap
     that waits forever, its command line naming the volume it was to bind."""
     root = Path(tempfile.mkdtemp(prefix=volume.PREFIX))
-    (root / "owner").write_text(dead_token())
     stuck = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)",
                               f"{root}/fs/app"])
+    # Its owner is named dead only now: any sweep on this machine (another suite's) may be the
+    # one that takes the volume, and each must find the process already there.
+    (root / "owner").write_text(dead_token())
     try:
         volume.sweep()
         assert stuck.wait(timeout=60) == -signal.SIGKILL

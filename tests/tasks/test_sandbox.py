@@ -3,6 +3,7 @@ reason and the host unchanged."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import tempfile
@@ -22,6 +23,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _uid_processes(uid: int) -> list[psutil.Process]:
     return [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == uid]
+
+
+def _unique_seconds() -> str:
+    """A sleep no other process on this machine runs: another checkout's suite may run this
+    same test at the same time."""
+    return f"{600 + secrets.randbelow(10**6) / 1000:.3f}"
 
 
 def _sleepers(seconds: str) -> list[psutil.Process]:
@@ -141,22 +148,23 @@ def test_long_output_keeps_head_and_tail(tmp_path):
 
 
 def test_never_ending_command_times_out_and_leaves_nothing(sandbox):
-    before = _descendants()
-    result = sandbox.exec("sleep 1013.7 & sleep 1013.7", timeout=1)
+    before, seconds = _descendants(), _unique_seconds()
+    result = sandbox.exec(f"sleep {seconds} & sleep {seconds}", timeout=1)
     assert result.timed_out and result.exit_reason == "timeout"
     assert _descendants() - before == set()
-    assert _sleepers("1013.7") == []
+    assert _sleepers(seconds) == []
 
 
 def test_background_process_dies_with_its_command(sandbox, monkeypatch):
     """The PID namespace alone ends it: the uid and cgroup sweep is switched off here."""
     monkeypatch.setattr(sandbox, "kill_leftovers", lambda: 0)
-    result = sandbox.exec("(sleep 613.5; echo late > late.txt) & echo started", timeout=20)
+    seconds = _unique_seconds()
+    result = sandbox.exec(f"(sleep {seconds}; echo late > late.txt) & echo started", timeout=20)
     assert result.output.strip() == "started"
     deadline = time.monotonic() + 30  # a safety net: the kernel tears the namespace down at once
-    while _sleepers("613.5") and time.monotonic() < deadline:
+    while _sleepers(seconds) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _sleepers("613.5") == []
+    assert _sleepers(seconds) == []
 
 
 def test_file_size_limit(tmp_path):
