@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import psutil
 from tasks.results import RolloutResult
 from tasks.runner import run_rollouts
 from tasks.task import load_task
+from tests.fixtures.containers import unique
 from tests.fixtures.ollama_server import OllamaScriptServer
 from agent.clients.scripted import ScriptedModel, json_action
 from workspace.repo import SEED_DIR
@@ -21,8 +21,7 @@ from workspace.validate import load_harness
 
 from .conftest import FIXTURE_TASKS
 
-# A string only this suite's agents' stray processes carry (another suite may run beside it).
-MARK = f"evoharness-escape-marker-{secrets.token_hex(4)}"
+MARK = unique("evoharness-escape-marker")  # a string only this suite's stray processes carry
 
 
 def rollout(tmp_path: Path, *commands: str) -> tuple[RolloutResult, list[str]]:
