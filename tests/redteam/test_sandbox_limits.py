@@ -257,7 +257,8 @@ def outside_server(tmp_path):
     server = None
     try:
         for command in setup:
-            subprocess.run(command, check=True, capture_output=True)
+            done = subprocess.run(command, capture_output=True, text=True)
+            assert done.returncode == 0, f"{' '.join(command)}: {done.returncode} {done.stderr}"
         server = subprocess.Popen(["ip", "netns", "exec", ns, "python3", "-m", "http.server",
                                    "8080", "--bind", server_ip, "-d", str(tmp_path / "www")],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
