@@ -12,6 +12,7 @@ import socket
 import subprocess
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -259,10 +260,12 @@ def outside_server(tmp_path):
         for command in setup:
             done = subprocess.run(command, capture_output=True, text=True)
             assert done.returncode == 0, f"{' '.join(command)}: {done.returncode} {done.stderr}"
-        server = subprocess.Popen(["ip", "netns", "exec", ns, "python3", "-m", "http.server",
-                                   "8080", "--bind", server_ip, "-d", str(tmp_path / "www")],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _wait_listening(server_ip, 8080, server)
+        server_log = tmp_path / "server.log"
+        with server_log.open("w") as log:  # kept for the assertion: why `ip netns exec` failed
+            server = subprocess.Popen(["ip", "netns", "exec", ns, "python3", "-m", "http.server",
+                                       "8080", "--bind", server_ip, "-d", str(tmp_path / "www")],
+                                      stdout=subprocess.DEVNULL, stderr=log)
+        _wait_listening(server_ip, 8080, server, server_log)
         yield f"http://{server_ip}:8080/index.html"
     finally:
         if server is not None:
@@ -272,9 +275,9 @@ def outside_server(tmp_path):
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
-def _wait_listening(host: str, port: int, server: subprocess.Popen) -> None:
+def _wait_listening(host: str, port: int, server: subprocess.Popen, log: Path) -> None:
     for _ in range(600):  # a safety net: the server is normally up in well under a second
-        assert server.poll() is None, "the stand-in server died"
+        assert server.poll() is None, f"the stand-in server died: {log.read_text()}"
         try:
             socket.create_connection((host, port), timeout=1).close()
             return
