@@ -70,8 +70,12 @@ def test_a_users_harbor_task_cannot_be_shadowed_from_app(tmp_path, monkeypatch, 
 # Agent code that the tests run while judging (a script, a module, git's config): in the built-in
 # suite it runs in a nested sandbox under the judge, so it can neither write the reward nor see the
 # tests. Without the nesting (without_nested_sandbox) each forges a pass.
+# The late writer renames each copy into place: `echo 1 >` truncates first, and a reader under
+# load caught the empty file between its truncate and its write, so the undefended control
+# failed for a reason that is not the defence.
 FORGER = ("ls -A /tests /logs >&2; echo 1 > /logs/verifier/reward.txt; "
-          "(while :; do echo 1 > /logs/verifier/reward.txt; sleep 0.01; done) & "
+          "(while :; do echo 1 > /logs/verifier/r.new; mv -f /logs/verifier/r.new "
+          "/logs/verifier/reward.txt; sleep 0.01; done) & "
           "kill -9 $PPID 1 2>/dev/null; echo \"seen:$(ls -A /tests | tr '\\n' ,)\"")
 
 
