@@ -239,8 +239,12 @@ def test_internet_does_not_open_the_hosts_loopback_or_abstract_sockets(tmp_path,
 @pytest.fixture
 def outside_server(tmp_path):
     """A stand-in for the internet: an HTTP server in a network namespace of its own, reached
-    from the host's namespace over a veth pair (this machine has no internet)."""
-    ns = f"evo-rt-{uuid.uuid4().hex[:6]}"
+    from the host's namespace over a veth pair (this machine has no internet).
+
+    The namespace is held by a process (`unshare --net`), entered with `nsenter`, and dies with
+    it. Named namespaces (`ip netns add`, `ip -n`, `ip netns exec`) were not: each of those
+    remounts /run/netns or /sys in a mount namespace of its own, and with a second copy of the
+    suite doing the same on the machine, `ip` exited 255 now and then (stops 30 and 32)."""
     veth = f"evo{uuid.uuid4().hex[:6]}"
     # A subnet of its own: a second copy of the suite running beside this one (another checkout,
     # CI) must not meet the same addresses in the host's namespace (10.200-250, clear of
@@ -250,29 +254,45 @@ def outside_server(tmp_path):
     host_ip, server_ip = f"{host}{inside + 1}", f"{host}{inside + 2}"
     (tmp_path / "www").mkdir()
     (tmp_path / "www" / "index.html").write_text("hello from outside\n")
-    setup = [["ip", "netns", "add", ns],
-             ["ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns],
-             ["ip", "addr", "add", f"{host_ip}/30", "dev", veth], ["ip", "link", "set", veth, "up"],
-             ["ip", "-n", ns, "addr", "add", f"{server_ip}/30", "dev", "eth0"],
-             ["ip", "-n", ns, "link", "set", "eth0", "up"], ["ip", "-n", ns, "link", "set", "lo", "up"]]
+    holder = subprocess.Popen(["unshare", "--net", "--", "sleep", "infinity"])
     server = None
     try:
+        netns = _own_netns(holder)
+        inside_ns = ["nsenter", f"--net={netns}", "--"]
+        setup = [["ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0",
+                  "netns", str(holder.pid)],
+                 ["ip", "addr", "add", f"{host_ip}/30", "dev", veth],
+                 ["ip", "link", "set", veth, "up"],
+                 [*inside_ns, "ip", "addr", "add", f"{server_ip}/30", "dev", "eth0"],
+                 [*inside_ns, "ip", "link", "set", "eth0", "up"],
+                 [*inside_ns, "ip", "link", "set", "lo", "up"]]
         for command in setup:
             done = subprocess.run(command, capture_output=True, text=True)
             assert done.returncode == 0, f"{' '.join(command)}: {done.returncode} {done.stderr}"
         server_log = tmp_path / "server.log"
-        with server_log.open("w") as log:  # kept for the assertion: why `ip netns exec` failed
-            server = subprocess.Popen(["ip", "netns", "exec", ns, "python3", "-m", "http.server",
-                                       "8080", "--bind", server_ip, "-d", str(tmp_path / "www")],
+        with server_log.open("w") as log:  # kept for the assertion: why the server failed
+            server = subprocess.Popen([*inside_ns, "python3", "-m", "http.server", "8080",
+                                       "--bind", server_ip, "-d", str(tmp_path / "www")],
                                       stdout=subprocess.DEVNULL, stderr=log)
         _wait_listening(server_ip, 8080, server, server_log)
         yield f"http://{server_ip}:8080/index.html"
     finally:
-        if server is not None:
-            server.kill()
-            server.wait()
-        subprocess.run(["ip", "link", "del", veth], capture_output=True)
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        for process in (server, holder):
+            if process is not None:
+                process.kill()
+                process.wait()
+        subprocess.run(["ip", "link", "del", veth], capture_output=True)  # gone with the ns
+
+
+def _own_netns(holder: subprocess.Popen) -> str:
+    """The holder's network namespace, once `unshare` has made it (Popen returns before)."""
+    ours, theirs = os.readlink("/proc/self/ns/net"), f"/proc/{holder.pid}/ns/net"
+    for _ in range(600):  # a safety net: unshare is normally done in milliseconds
+        assert holder.poll() is None, f"unshare --net exited {holder.returncode}"
+        if os.readlink(theirs) != ours:
+            return theirs
+        threading.Event().wait(0.05)
+    raise AssertionError("unshare --net never made its namespace")
 
 
 def _wait_listening(host: str, port: int, server: subprocess.Popen, log: Path) -> None:
