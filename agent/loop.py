@@ -163,11 +163,13 @@ class _Agent:
         self.budget.charge_tokens(reply.tokens_in, reply.tokens_out)
         if reply.timings is not None and reply.timings.stalled:
             self.budget.usage.stalled_calls += 1
+        data: dict[str, Any] = {"tool_calls": [call.model_dump() for call in reply.tool_calls]}
+        if reply.runaway is not None:  # the reply repeated itself; `content` is what was kept
+            data["runaway"] = reply.runaway.model_dump()
         self.recorder.emit(
             "model_call", name=reply.model or self.model.name, content=reply.content,
             tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, duration_ms=duration_ms,
-            timings=reply.timings,
-            data={"tool_calls": [call.model_dump() for call in reply.tool_calls]},
+            timings=reply.timings, data=data,
         )
         return self.middleware.after_model(reply)
 

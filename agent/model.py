@@ -34,6 +34,16 @@ class Message(BaseModel):
     name: str | None = None  # the tool's name on role="tool" messages
 
 
+class Runaway(BaseModel):
+    """Why a client cut a reply short (agent/clients/runaway.py): the unit it kept repeating, and
+    the text as decoded up to the cut."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unit: str
+    decoded: str
+
+
 class ModelReply(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -44,6 +54,7 @@ class ModelReply(BaseModel):
     duration_ms: float = 0.0
     model: str = ""
     timings: CallTimings | None = None  # prefill and decode, where the server reports them
+    runaway: Runaway | None = None  # set when the client stopped a reply that repeated itself
 
 
 ErrorKind = Literal["transient", "permanent", "unavailable"]

@@ -7,8 +7,8 @@ each, the new arm's ratio to today's, and the decode rate against the memory-ban
 Two conversations are in flight at a time, interleaved call by call, as a run with --workers 2
 sends them. An arm differs only in what it sets: the reply grammar (compact JSON or free
 whitespace; the history's replies are the recorded ones, re-serialised compactly for the compact
-arm), the bound on tool output the model reads, the slot a conversation is sent to, and the
-OpenMP wait policy of the server's threads. Both arms get the same thread count and decode
+arm), the bound on tool output the model reads, the slot a conversation is sent to, the
+OpenMP wait policy of the server's threads, and whether a reply that repeats itself is cut. Both arms get the same thread count and decode
 greedily (temperature 0), so the replies compared are each arm's most likely ones.
 
 Run: python benchmarks/rollouts.py [--rollouts N] [--threads T]   (the first N of the 8 recorded
@@ -71,12 +71,13 @@ class Arm(BaseModel):
     slots: bool  # each conversation keeps one slot, a new one takes its system prompt's
     tool_output_chars: int
     bounded_spin: bool  # OpenMP's threads spin briefly at a barrier, then sleep
+    cut_runaways: bool  # a reply that repeats itself is stopped (agent/clients/runaway.py)
 
 
 TODAY = Arm(name="today", compact_json=False, slots=False, tool_output_chars=8000,
-            bounded_spin=False)
+            bounded_spin=False, cut_runaways=False)
 NEW = Arm(name="new", compact_json=True, slots=True,
-          tool_output_chars=Settings().tool_output_chars, bounded_spin=True)
+          tool_output_chars=Settings().tool_output_chars, bounded_spin=True, cut_runaways=True)
 
 
 def derive() -> Replay:
@@ -126,7 +127,7 @@ def _compact(reply: str) -> str:
 def serve(arm: Arm) -> None:
     """An arm's server: one JSON request a line on stdin, one answer a line on stdout."""
     model = EmbeddedModel(WEIGHTS["qwen2.5-coder-1.5b"], workers=WORKERS,
-                          compact_json=arm.compact_json)
+                          compact_json=arm.compact_json, cut_runaways=arm.cut_runaways)
     model.chat([Message(role="user", content="hi")], max_tokens=1)  # loads the server, untimed
     bound: dict[str, Any] = {}
     for line in sys.stdin:
@@ -144,8 +145,8 @@ def serve(arm: Arm) -> None:
                             temperature=0.0)
         wall_s = time.perf_counter() - started
         timings = reply.timings.model_dump() if reply.timings else {}
-        print(json.dumps({"wall_s": wall_s, "tokens_out": reply.tokens_out, **timings}),
-              flush=True)
+        print(json.dumps({"wall_s": wall_s, "tokens_out": reply.tokens_out,
+                          "runaway": reply.runaway is not None, **timings}), flush=True)
 
 
 class Server:
@@ -283,6 +284,7 @@ def main() -> None:
     rollouts = len(data.conversations)
     print(f"rollouts: {rollouts} rollouts")
     print(f"model_calls: {len(calls[NEW.name])} calls per arm")
+    print(f"runaways_cut: {sum(c['runaway'] for c in calls[NEW.name])} replies")
     today, new = figures(calls[TODAY.name], rollouts), figures(calls[NEW.name], rollouts)
     for name, value in new.items():
         print(f"{name}: {value:.3g} {UNITS[name]}")

@@ -1,6 +1,6 @@
 """Where an iteration's model time went, for the evidence overview: prefill against decode, the
-prompt cache's hit rate, the calls that stalled, and the tool outputs whose reading cost most (the
-prompt tokens the next model call had to read after each). From the servers' own timings, which
+prompt cache's hit rate, the calls that stalled, the replies cut as runaways, and the tool outputs
+whose reading cost most (the prompt tokens the next model call had to read after each). From the servers' own timings, which
 the events keep (agent/clients/timings.py); a server that reports none leaves only wall time.
 """
 from __future__ import annotations
@@ -25,7 +25,8 @@ SELECT count(*) AS calls, coalesce(sum(e.duration_ms), 0) / 1000 AS model_s,
        sum(e.tokens_out) FILTER (WHERE e.decode_ms > 0) AS timed_generated,
        sum(e.decode_ms) FILTER (WHERE e.decode_ms > 0) / 1000 AS timed_decode_s,
        count(*) FILTER (WHERE e.stalled) AS stalled,
-       count(DISTINCT e.rollout_id) FILTER (WHERE e.stalled) AS stalled_rollouts
+       count(DISTINCT e.rollout_id) FILTER (WHERE e.stalled) AS stalled_rollouts,
+       count(*) FILTER (WHERE json_extract(e.data, '$.runaway') IS NOT NULL) AS runaways
 FROM events e JOIN v USING (rollout_id) WHERE v.iteration = $it AND e.kind = 'model_call'
 """
 
@@ -59,6 +60,7 @@ class ModelTime(BaseModel):
     decode_rate: float | None  # tokens generated per second of decode
     stalled: int
     stalled_rollouts: int
+    runaways: int  # replies stopped because they repeated themselves (agent/clients/runaway.py)
     costly: list[dict[str, Any]]
 
     @property
@@ -75,7 +77,8 @@ def model_time(con: duckdb.DuckDBPyConnection, scope: q.Scope) -> ModelTime:
         prefill_s=row["prefill_s"], decode_s=row["decode_s"],
         prefill_rate=_rate(row["timed_read"], row["timed_prefill_s"]),
         decode_rate=_rate(row["timed_generated"], row["timed_decode_s"]),
-        stalled=row["stalled"], stalled_rollouts=row["stalled_rollouts"], costly=costly)
+        stalled=row["stalled"], stalled_rollouts=row["stalled_rollouts"],
+        runaways=row["runaways"], costly=costly)
 
 
 def _rate(tokens: int | None, seconds: float | None) -> float | None:

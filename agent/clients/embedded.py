@@ -22,8 +22,9 @@ import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.clients.boundary import text_boundary
+from agent.clients.runaway import close_json, cut_runaway, runaway_unit
 from agent.clients.speed import stall_watch
-from agent.clients.timings import StallWatch
+from agent.clients.timings import StallWatch, llama_timings
 from agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
 from agent.clients.wire import openai_messages, openai_reply, response_format, tool_payload
 from agent.model import Message, Model, ModelError, ModelReply
@@ -213,18 +214,20 @@ def _stop_servers() -> None:
 class EmbeddedModel:
     """Qwen2.5-Coder via in-process llama.cpp; the server starts on the first chat call, sized by
     `size`, else from the machine as it is then and `workers` (server_size). `compact_json`
-    (the default) decodes JSON replies with no free whitespace; off, as before it was measured
-    (benchmarks/rollouts.py compares the two)."""
+    (the default) decodes JSON replies with no free whitespace, and `cut_runaways` (the default)
+    stops a reply that repeats itself; off, as before each was measured (benchmarks/rollouts.py
+    compares them)."""
 
     constrains_by_default = True  # llama.cpp turns response_format's JSON schema into a grammar
 
     def __init__(self, weights: ModelWeights = WEIGHTS["qwen2.5-coder-1.5b"],
                  size: ServerSize | None = None, workers: int = 1, *,
-                 compact_json: bool = True) -> None:
+                 compact_json: bool = True, cut_runaways: bool = True) -> None:
         self.weights = weights
         self.name = f"embedded:{weights.name}"
         self.workers = workers
         self.compact_json = compact_json
+        self.cut_runaways = cut_runaways
         self._size = size
 
     @property
@@ -285,17 +288,76 @@ class EmbeddedModel:
         return body
 
     def complete(self, server: Any, body: dict[str, Any]) -> ModelReply:
-        """One chat-completions request on `server`, timed and decoded."""
+        """One chat-completions request on `server`, timed and decoded. Without tools the reply
+        is streamed, and one that runs away (repeats itself, agent/clients/runaway.py) is
+        stopped there; native tool calls come whole."""
+        if self.cut_runaways and "tools" not in body:
+            return self._streamed(server, body)
         started = time.perf_counter()
         try:
             payload = server.handle_chat_completions(body)
         except RuntimeError as error:  # llama.cpp rejected the request (bad tools, too long)
             raise ModelError(str(error), kind="permanent", field=self.name) from error
         if isinstance(payload, dict) and "error" in payload:
-            raise ModelError("the embedded model failed", kind="permanent", field=self.name,
-                             value=payload["error"])
+            raise self._failed(payload["error"])
         duration_ms = (time.perf_counter() - started) * 1000
         return openai_reply(payload, model=self.name, duration_ms=duration_ms, where=self.name)
+
+    def _streamed(self, server: Any, body: dict[str, Any]) -> ModelReply:
+        # Every chunk carries the server's timings so far, so a reply stopped early keeps them.
+        stream = _Stream(json_reply="grammar" in body or "response_format" in body)
+        started = time.perf_counter()
+        try:
+            server.handle_chat_completions({**body, "stream": True, "timings_per_token": True},
+                                           stream.take)
+        except (RuntimeError, ValueError) as error:
+            raise ModelError(str(error), kind="permanent", field=self.name) from error
+        if stream.error is not None:
+            raise self._failed(stream.error)
+        duration_ms = (time.perf_counter() - started) * 1000
+        return stream.reply(model=self.name, duration_ms=duration_ms)
+
+    def _failed(self, error: Any) -> ModelError:
+        return ModelError("the embedded model failed", kind="permanent", field=self.name,
+                          value=error)
+
+
+class _Stream:
+    """A streamed chat completion, gathered chunk by chunk; `take` (the server's callback) says
+    stop once the reply runs away. A JSON reply cut there is closed, so its action can still
+    run."""
+
+    def __init__(self, json_reply: bool) -> None:
+        self.json_reply = json_reply
+        self.text = ""
+        self.timings: dict[str, Any] = {}
+        self.error: Any = None
+        self.period: int | None = None
+
+    def take(self, chunk: Any) -> bool:
+        if not isinstance(chunk, dict) or "error" in chunk:
+            self.error = chunk.get("error") if isinstance(chunk, dict) else chunk
+            return True
+        self.timings = chunk.get("timings") or self.timings
+        for choice in chunk.get("choices") or []:
+            self.text += (choice.get("delta") or {}).get("content") or ""
+        self.period = runaway_unit(self.text)
+        return self.period is not None
+
+    def reply(self, *, model: str, duration_ms: float) -> ModelReply:
+        content, runaway = self.text, None
+        if self.period is not None:
+            content, runaway = cut_runaway(self.text, self.period)
+            if self.json_reply:
+                content = close_json(content)
+        timings = self.timings
+        return ModelReply(
+            content=content,
+            tokens_in=int(timings.get("prompt_n", 0)) + int(timings.get("cache_n", 0)),
+            tokens_out=int(timings.get("predicted_n", 0)),
+            duration_ms=duration_ms, model=model,
+            timings=llama_timings({"timings": timings}) if timings else None,
+            runaway=runaway)
 
 
 def _llguidance(schema: dict[str, Any]) -> str:

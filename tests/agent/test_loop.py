@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from agent.events import CallTimings, ModelTotals
-from agent.model import ModelError, ModelReply, ToolCall
+from agent.model import ModelError, ModelReply, Runaway, ToolCall
 from agent.parsing import ACTION_TOKENS, CHARS_PER_TOKEN
 from tests.agent.conftest import kinds, last_text
 from agent.clients.scripted import ScriptedModel, json_action, native_call
@@ -190,3 +190,16 @@ def test_the_model_reads_tool_output_up_to_the_harness_s_bound_and_the_event_kee
     output = next(e for e in sink.events if e.kind == "tool_result")
     assert output.content.count("q") == 6000  # the event keeps what the model did not read
     assert model.options[0]["context_tokens"] == 6000  # the budget the server is sized for
+
+
+def test_a_reply_cut_as_a_runaway_runs_what_was_kept_and_its_event_says_so(harness):
+    runaway = Runaway(unit=" | wc -l", decoded='{"thought":"","tool":"shell","arguments":'
+                      '{"command":"ls' + " | wc -l" * 30)
+    kept = ModelReply(content=json_action("shell", command="ls | wc -l"), tokens_in=90,
+                      tokens_out=70, runaway=runaway)
+    result, sink, _ = harness.run([lambda messages, **_: kept,
+                                   json_action("done", summary="counted")])
+    [first, second] = [e for e in sink.events if e.kind == "model_call"]
+    assert first.data["runaway"] == runaway.model_dump() and "runaway" not in second.data
+    assert sink.events[1].data["arguments"] == {"command": "ls | wc -l"}
+    assert result.exit_reason == "done"

@@ -17,20 +17,9 @@ from agent.clients import make_model
 from agent.clients.scripted import json_action
 from agent.parsing import action_schema
 from agent.tools import DONE
+from tests.fixtures.llama_server import FakeLlamaServer
 
 DONE_REPLY = json_action("done", summary="finished")
-
-
-class FakeLlamaServer:
-    """What xllamacpp's Server offers the client: handle_chat_completions(body) -> payload."""
-
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-
-    def handle_chat_completions(self, body: dict[str, Any]) -> dict[str, Any]:
-        self.bodies.append(body)
-        return {"choices": [{"message": {"role": "assistant", "content": DONE_REPLY}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
 
 
 def expected_tools(harness) -> list[str]:
@@ -55,7 +44,7 @@ def test_ollama_gets_the_action_schema_by_default(harness, monkeypatch) -> None:
 
 @pytest.mark.parametrize("spec", ["embedded", "embedded-small"])
 def test_the_embedded_model_gets_the_action_schema_by_default(harness, monkeypatch, spec) -> None:
-    server = FakeLlamaServer()
+    server = FakeLlamaServer(DONE_REPLY)
     monkeypatch.setattr(embedded, "ensure_weights", lambda weights: Path(f"/fake/{weights.name}"))
     monkeypatch.setattr(embedded, "start_server", lambda path, size: server)
     monkeypatch.setattr(embedded, "_servers", {})  # the stand-in never outlives the test

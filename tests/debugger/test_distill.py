@@ -201,6 +201,16 @@ def test_the_overview_shows_where_the_model_time_went(traces, tmp_path: Path) ->
     assert '`{"command":"cat big.log"}`' in rows[0] and "| 9,000 | 2,400 | 170.0 |" in rows[0]
     assert "| 1 | 60 | 4.0 |" in rows[1]
     assert "ran out of time" not in text  # a stall is the machine's, not a timeout pattern
+    assert "runaways:" not in section  # none was cut
+
+
+def test_the_overview_counts_the_replies_cut_as_runaways(traces, tmp_path: Path) -> None:
+    cut = ("model_call", "m", "{}", {"runaway": {"unit": " | wc", "decoded": "ls" + " | wc" * 40}},
+           {"duration_ms": 9_000.0})
+    traces.rollout("alpha", 1, "fail", iteration=2, events=[cut, shell("ls | wc"), output("3"),
+                                                             call(duration_ms=1_000.0)])
+    text = distill(traces.con, RUN, 2, tmp_path, hidden_tasks=set()).overview.read_text()
+    assert "runaways: 1 replies repeated one piece of text" in text
 
 
 def test_a_server_without_timings_leaves_only_wall_time(traces, tmp_path: Path) -> None:

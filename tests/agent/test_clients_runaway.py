@@ -1,0 +1,130 @@
+"""A runaway reply: seen in the stream, cut after its first copy of the repeated unit, JSON closed;
+replies that do not repeat themselves (the 1.5B's recorded ones among them) are never cut."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.clients import EmbeddedModel
+from agent.clients.runaway import RUNAWAY_SPAN, close_json, cut_runaway, runaway_unit
+from agent.clients.weights import WEIGHTS
+from agent.model import Message, ModelError
+from agent.parsing import action_schema, parse_reply
+from agent.tools import DONE
+from tests.fixtures.llama_server import (
+    MS_PER_TOKEN,
+    PROMPT_CACHED,
+    PROMPT_READ,
+    FakeLlamaServer,
+)
+from workspace.spec import ToolSpec
+
+SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
+    "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
+RECORDED = Path(__file__).parents[2] / "benchmarks" / "fixtures" / "rollouts.json"
+# The main job's exam, 2026-12-02: the 1.5B wrote this unit until its reply cap.
+STUCK = '{"thought":"Extract the version.","tool":"shell","arguments":{"command":"cat /app/package.json | grep version' + ' | sed \'s/\\"//g\'' * 40
+
+
+def test_a_reply_that_repeats_one_unit_is_seen_and_cut_after_its_first_copy() -> None:
+    period = runaway_unit(STUCK)
+    assert period == len(' | sed \'s/\\"//g\'')
+    cut, why = cut_runaway(STUCK, period)
+    assert why.unit == ' | sed \'s/\\"//g\'' and why.decoded == STUCK
+    action = json.loads(close_json(cut))
+    assert action["arguments"]["command"] == 'cat /app/package.json | grep version | sed \'s/"//g\''
+
+
+def test_the_tail_must_repeat_for_the_whole_span() -> None:
+    assert runaway_unit(STUCK[:RUNAWAY_SPAN - 1]) is None  # too short to judge
+    assert runaway_unit("x" * RUNAWAY_SPAN) == 1
+    broken = "ab" * (RUNAWAY_SPAN // 2) + "c"  # the last character breaks the pattern
+    assert runaway_unit(broken) is None
+    # A unit longer than a third of the span does not fill it three times: not a runaway yet.
+    assert runaway_unit(("y" * (RUNAWAY_SPAN // 3 + 1) + "z") * 3) is None
+
+
+def test_no_recorded_reply_of_the_real_model_is_cut() -> None:
+    """The 21 replies of the rollout benchmark's fixture, and each one sent twice in a row (a
+    model that repeats a whole action is the repeat breaker's business, not a runaway)."""
+    replies = [s["reply"] for c in json.loads(RECORDED.read_text())["conversations"]
+               for s in c["steps"]]
+    assert len(replies) == 21
+    for reply in replies:
+        assert runaway_unit(reply) is None
+        assert runaway_unit(reply * 2) is None or len(reply) * 3 <= RUNAWAY_SPAN
+
+
+@pytest.mark.parametrize(("cut", "closed"), [
+    ('{"a":"x\\', '{"a":"x"}'),  # a half-written escape is dropped
+    ('{"a":"x\\u00', '{"a":"x"}'),
+    ('{"a":"x\\\\', '{"a":"x\\\\"}'),  # a whole escaped backslash stays
+    ('{"a":["b",{"c":"d', '{"a":["b",{"c":"d"}]}'),
+    ('{"a":"}]{["', '{"a":"}]{["}'),  # brackets inside a string are text
+])
+def test_close_json_closes_what_was_open(cut: str, closed: str) -> None:
+    assert close_json(cut) == closed
+    json.loads(closed)
+
+
+def test_the_embedded_client_stops_the_server_at_a_runaway_and_keeps_its_timings() -> None:
+    pieces = [STUCK[i:i + 4] for i in range(0, len(STUCK), 4)]
+    server = FakeLlamaServer(pieces)
+    model = EmbeddedModel()
+    body = model.request([Message(role="user", content="go")], tools=None, temperature=0.0,
+                         json_mode=True, max_tokens=512, schema=action_schema([SHELL, DONE]))
+    reply = model.complete(server, body)
+    assert server.bodies[0]["stream"] and server.bodies[0]["timings_per_token"]
+    assert server.sent < len(pieces)  # stopped before the end
+    assert reply.runaway is not None and STUCK.startswith(reply.runaway.decoded)
+    action = parse_reply(reply, "json")
+    assert action.tool == "shell" and action.arguments["command"].endswith("| sed 's/\"//g'")
+    assert (reply.tokens_in, reply.tokens_out) == (PROMPT_READ + PROMPT_CACHED, server.sent)
+    assert reply.timings.tokens_read == PROMPT_READ
+    assert reply.timings.decode_ms == MS_PER_TOKEN * server.sent
+
+
+def test_without_the_cut_the_same_reply_comes_whole() -> None:
+    server = FakeLlamaServer(STUCK)
+    model = EmbeddedModel(cut_runaways=False)
+    body = model.request([Message(role="user", content="go")], tools=None, temperature=0.0,
+                         json_mode=True, max_tokens=512, schema=None)
+    reply = model.complete(server, body)
+    assert "stream" not in server.bodies[0]
+    assert reply.content == STUCK and reply.runaway is None
+
+
+def test_an_error_in_the_stream_is_a_model_error_naming_it() -> None:
+    server = FakeLlamaServer(STUCK)
+    server.handle_chat_completions = lambda body, callback: callback(
+        {"error": {"code": 400, "message": "the request exceeds the context"}})
+    model = EmbeddedModel()
+    body = model.request([Message(role="user", content="go")], tools=None, temperature=0.0,
+                         json_mode=True, max_tokens=512, schema=None)
+    with pytest.raises(ModelError, match="exceeds the context") as raised:
+        model.complete(server, body)
+    assert raised.value.kind == "permanent"
+
+
+@pytest.mark.slow
+def test_the_real_model_made_to_repeat_itself_is_cut_and_its_action_runs() -> None:
+    """The 0.5B asked for a pipeline of 100 identical stages runs on to its string cap without
+    the cut (shown first, so the attack is known to work) and stops early with it, its action
+    the pipeline's first stage."""
+    prompt = [Message(role="system", content='Reply with one JSON object: {"thought": "ok", '
+                      '"tool": "shell", "arguments": {"command": str}}. Keep the thought "ok".'),
+              Message(role="user", content="Write one shell command: a pipeline that starts "
+                      "with `cat /app/a.txt` and then has the stage `sed 's/x/y/'` written out "
+                      "100 times, each stage after a `|`. Do not use a loop.")]
+    schema = action_schema([SHELL, DONE], 300)
+    replies = {}
+    for cut in (False, True):
+        model = EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"], cut_runaways=cut)
+        replies[cut] = model.chat(prompt, json_mode=True, schema=schema, max_tokens=300)
+    assert replies[False].runaway is None and replies[False].tokens_out >= 150
+    assert replies[True].runaway.unit == " | sed 's/x/y/'"
+    assert replies[True].tokens_out < replies[False].tokens_out - 60
+    action = parse_reply(replies[True], "json")
+    assert action.arguments == {"command": "cat /app/a.txt | sed 's/x/y/'"}
