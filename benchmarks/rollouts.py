@@ -8,12 +8,17 @@ Two conversations are in flight at a time, interleaved call by call, as a run wi
 sends them. An arm differs only in what it sets: the reply grammar (compact JSON or free
 whitespace; the history's replies are the recorded ones, re-serialised compactly for the compact
 arm), the bound on tool output the model reads, the slot a conversation is sent to, the
-OpenMP wait policy of the server's threads, and whether a reply that repeats itself is cut. Both arms get the same thread count and decode
-greedily (temperature 0), so the replies compared are each arm's most likely ones.
+OpenMP wait policy of the server's threads, and whether a reply that repeats itself is cut.
+Both arms get the same thread count and decode greedily (temperature 0), so the replies compared
+are each arm's most likely ones.
 
 Run: python benchmarks/rollouts.py [--rollouts N] [--threads T]   (the first N of the 8 recorded
          rollouts, default all; T threads for both arms, default sized from the idle cores)
-     python benchmarks/rollouts.py --derive           (rewrite the fixture from the recordings)"""
+     python benchmarks/rollouts.py --fixture benchmarks/fixtures/runaways.json --against uncut
+                                                      (the runaway cut alone, on the rollouts
+                                                      that ran away)
+     python benchmarks/rollouts.py --derive           (rewrite the fixture from the recordings)
+     python benchmarks/rollouts.py --derive-runaways RUN/rollouts/it000   (write runaways.json)"""
 from __future__ import annotations
 
 import argparse
@@ -41,6 +46,7 @@ from workspace.validate import load_harness, render_system_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "rollouts.json"
+RUNAWAYS = Path(__file__).parent / "fixtures" / "runaways.json"  # rollouts up to a runaway reply
 RECORDED = Path(__file__).parent / "fixtures" / "evolve-small" / "rollouts" / "it000"
 WORKERS = 2  # conversations in flight at once
 COPY_BYTES = 256 << 20  # per copy when measuring memory bandwidth
@@ -78,24 +84,33 @@ TODAY = Arm(name="today", compact_json=False, slots=False, tool_output_chars=800
             bounded_spin=False, cut_runaways=False)
 NEW = Arm(name="new", compact_json=True, slots=True,
           tool_output_chars=Settings().tool_output_chars, bounded_spin=True, cut_runaways=True)
+UNCUT = NEW.model_copy(update={"name": "uncut", "cut_runaways": False})  # the cut's own effect
+AGAINST = {arm.name: arm for arm in (TODAY, UNCUT)}
 
 
-def derive() -> Replay:
-    """The fixture from the recorded 1.5B rollouts: each model call's reply, then its tool's
-    output; the instruction from the built-in suite; the seed's system prompt and tools."""
+def derive(recorded: Path = RECORDED, *, to_runaways: bool = False) -> Replay:
+    """A fixture from recorded rollouts of the 1.5B on the seed: each model call's reply, then its
+    tool's output; the instruction from the built-in suite; the seed's system prompt and tools.
+    `to_runaways`: only rollouts with a reply cut as a runaway, each up to that call."""
     harness = load_harness(SEED_DIR)
     conversations = []
-    results = [RolloutResult.model_validate_json(p.read_text()) for p in RECORDED.glob("*.json")]
+    results = [RolloutResult.model_validate_json(p.read_text()) for p in recorded.glob("*.json")]
     # In the order a run starts them (tasks/runner.py plan_rollouts): every task's first attempt,
     # then every task's second, so the conversations in flight together are of different tasks.
     for result in sorted(results, key=lambda r: (r.attempt, r.task_id)):
-        steps, reply = [], None
+        steps, reply, runaway_at = [], None, None
         for event in result.events:
             if event.kind == "model_call":
                 reply = event.content
+                if "runaway" in event.data and runaway_at is None:
+                    runaway_at = len(steps)
             elif event.kind == "tool_result" and reply is not None:
                 steps.append(Step(reply=reply, tool=event.name, output=event.content))
                 reply = None
+        if to_runaways:
+            if runaway_at is None:
+                continue
+            steps = steps[:runaway_at + 1]
         instruction = (ROOT / "tasks" / "suite" / result.task_id / "instruction.md").read_text()
         conversations.append(Conversation(rollout_id=result.rollout_id, instruction=instruction,
                                           steps=steps))
@@ -262,36 +277,48 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=None, help="replay the first N only")
     parser.add_argument("--threads", type=int, default=None, help="both arms' decode threads "
                         "(default: the embedded model's sizing, from the cores idle now)")
+    parser.add_argument("--against", choices=sorted(AGAINST), default=TODAY.name,
+                        help="the arm the new settings are compared with (default today; uncut: "
+                        "the new settings without the runaway cut)")
+    parser.add_argument("--fixture", type=Path, default=FIXTURE,
+                        help=f"the recorded conversations (default {FIXTURE.name}; "
+                        f"{RUNAWAYS.name}: rollouts up to a reply cut as a runaway)")
     parser.add_argument("--derive", action="store_true", help="rewrite the fixture")
+    parser.add_argument("--derive-runaways", type=Path, metavar="ROLLOUTS_DIR",
+                        help=f"write {RUNAWAYS.name} from a run's or evaluation's rollout files")
     parser.add_argument("--serve", help=argparse.SUPPRESS)  # an arm's server process
     args = parser.parse_args()
     if args.serve:
         serve(Arm.model_validate_json(args.serve))
         return
-    if args.derive:
-        FIXTURE.write_text(derive().model_dump_json(indent=1) + "\n")
-        print(f"wrote {FIXTURE}")
+    if args.derive or args.derive_runaways:
+        target, replay_data = ((RUNAWAYS, derive(args.derive_runaways, to_runaways=True))
+                               if args.derive_runaways else (FIXTURE, derive()))
+        target.write_text(replay_data.model_dump_json(indent=1) + "\n")
+        print(f"wrote {target}: {len(replay_data.conversations)} conversations")
         return
-    data = Replay.model_validate_json(FIXTURE.read_text())
+    data = Replay.model_validate_json(args.fixture.read_text())
     data.conversations = data.conversations[:args.rollouts]
+    against = AGAINST[args.against]
     threads = args.threads or server_size(WORKERS).threads
     print(f"threads: {threads} threads")
     print(f"load_average_before: {os.getloadavg()[0]:.1f} runnable processes")
     started = time.perf_counter()
-    calls = replay(data, [TODAY, NEW], threads)
+    calls = replay(data, [against, NEW], threads)
     print(f"load_average_after: {os.getloadavg()[0]:.1f} runnable processes")
     print(f"replay_s: {time.perf_counter() - started:.0f} s")
     rollouts = len(data.conversations)
     print(f"rollouts: {rollouts} rollouts")
     print(f"model_calls: {len(calls[NEW.name])} calls per arm")
-    print(f"runaways_cut: {sum(c['runaway'] for c in calls[NEW.name])} replies")
-    today, new = figures(calls[TODAY.name], rollouts), figures(calls[NEW.name], rollouts)
+    for arm in (NEW, against):
+        print(f"{arm.name}_runaways_cut: {sum(c['runaway'] for c in calls[arm.name])} replies")
+    old, new = figures(calls[against.name], rollouts), figures(calls[NEW.name], rollouts)
     for name, value in new.items():
         print(f"{name}: {value:.3g} {UNITS[name]}")
-    for name, value in today.items():
-        print(f"today_{name}: {value:.3g} {UNITS[name]}")
+    for name, value in old.items():
+        print(f"{against.name}_{name}: {value:.3g} {UNITS[name]}")
     for name in new:
-        print(f"{name}_ratio: {new[name] / today[name]:.3g} x (new / today)")
+        print(f"{name}_ratio: {new[name] / old[name]:.3g} x (new / {against.name})")
     model_bytes = ensure_weights(WEIGHTS["qwen2.5-coder-1.5b"]).stat().st_size
     bandwidth = copy_bandwidth()
     bound = bandwidth / model_bytes
@@ -299,7 +326,8 @@ def main() -> None:
     print(f"copy_bandwidth: {bandwidth / 2**30:.1f} GiB/s")
     print(f"decode_bound_tokens_per_s: {bound:.1f} tokens/s")
     print(f"decode_share_of_bound: {new['decode_tokens_per_s'] / bound:.2f} share")
-    print(f"today_decode_share_of_bound: {today['decode_tokens_per_s'] / bound:.2f} share")
+    print(f"{against.name}_decode_share_of_bound: "
+          f"{old['decode_tokens_per_s'] / bound:.2f} share")
 
 
 if __name__ == "__main__":
