@@ -22,7 +22,7 @@ import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.clients.boundary import text_boundary
-from agent.clients.runaway import close_json, cut_runaway, runaway_unit
+from agent.clients.runaway import StreamedText
 from agent.clients.speed import stall_watch
 from agent.clients.timings import StallWatch, llama_timings
 from agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
@@ -323,33 +323,24 @@ class EmbeddedModel:
 
 
 class _Stream:
-    """A streamed chat completion, gathered chunk by chunk; `take` (the server's callback) says
-    stop once the reply runs away. A JSON reply cut there is closed, so its action can still
-    run."""
+    """A streamed chat completion, gathered chunk by chunk: `take` (the server's callback) says
+    stop once the reply runs away or the server reports an error."""
 
     def __init__(self, json_reply: bool) -> None:
-        self.json_reply = json_reply
-        self.text = ""
+        self.text = StreamedText(json_reply)
         self.timings: dict[str, Any] = {}
         self.error: Any = None
-        self.period: int | None = None
 
     def take(self, chunk: Any) -> bool:
         if not isinstance(chunk, dict) or "error" in chunk:
             self.error = chunk.get("error") if isinstance(chunk, dict) else chunk
             return True
         self.timings = chunk.get("timings") or self.timings
-        for choice in chunk.get("choices") or []:
-            self.text += (choice.get("delta") or {}).get("content") or ""
-        self.period = runaway_unit(self.text)
-        return self.period is not None
+        pieces = [(c.get("delta") or {}).get("content") or "" for c in chunk.get("choices") or []]
+        return self.text.add("".join(pieces))
 
     def reply(self, *, model: str, duration_ms: float) -> ModelReply:
-        content, runaway = self.text, None
-        if self.period is not None:
-            content, runaway = cut_runaway(self.text, self.period)
-            if self.json_reply:
-                content = close_json(content)
+        content, runaway = self.text.kept()
         timings = self.timings
         return ModelReply(
             content=content,

@@ -1,6 +1,7 @@
 """The Ollama client: the Model protocol over the official `ollama` package (native tool calls,
 JSON format, token counts and timings from the server, a context size that holds the whole
-conversation). Retries are retry.py's job."""
+conversation, replies streamed so that one that runs away is stopped). Retries are retry.py's
+job."""
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ import ollama
 import pydantic
 
 from agent.clients.boundary import text_boundary
+from agent.clients.runaway import StreamedText
 from agent.clients.speed import stall_watch
 from agent.clients.timings import ollama_timings
 from agent.clients.wire import status_error, tool_payload, transport_error, undecodable
@@ -56,16 +58,15 @@ class OllamaModel:
                                    "num_ctx": context_size(messages, context_tokens, max_tokens)}
         if max_tokens is not None:
             options["num_predict"] = max_tokens
+        request = dict(model=self.name, messages=[_ollama_message(m) for m in messages],
+                       tools=tool_payload(tools), options=options,
+                       format=schema if schema is not None else "json" if json_mode else None)
         started = time.perf_counter()
         try:
-            response = self._client.chat(
-                model=self.name,
-                messages=[_ollama_message(m) for m in messages],
-                tools=tool_payload(tools),
-                format=schema if schema is not None else "json" if json_mode else None,
-                options=options,
-                stream=False,
-            )
+            if tools:  # native tool calls come whole
+                response = self._client.chat(**request, stream=False)
+                return self._reply(response, (time.perf_counter() - started) * 1000)
+            return self._streamed(request, started)
         except ollama.ResponseError as error:
             raise status_error(error.status_code, error.error, self._where) from error
         except (httpx.HTTPError, ConnectionError) as error:
@@ -74,7 +75,32 @@ class OllamaModel:
             # The official client validates the body itself (e.g. tool-call arguments must be an
             # object), so a malformed body surfaces here, not as a raw string we could keep.
             raise undecodable(self._where, None, error) from error
-        return self._reply(response, (time.perf_counter() - started) * 1000)
+
+    def _streamed(self, request: dict[str, Any], started: float) -> ModelReply:
+        """The reply streamed a token a part; one that runs away (agent/clients/runaway.py) is
+        stopped by closing its connection, which ends Ollama's generation. Its counts come with
+        the last part, so a stopped reply has the parts it sent as its tokens out, and no
+        timings."""
+        text = StreamedText(json_reply=request["format"] is not None)
+        parts, sent, final = self._client.chat(**request, stream=True), 0, None
+        try:
+            for part in parts:
+                sent += 1
+                if text.add(part.message.content or ""):
+                    break
+                if part.done:
+                    final = part
+                    break
+            else:
+                raise undecodable(self._where, text.text, ValueError("the stream ended early"))
+        finally:
+            parts.close()
+        content, runaway = text.kept()
+        duration_ms = (time.perf_counter() - started) * 1000
+        if final is None:
+            return ModelReply(content=content, tokens_out=sent, duration_ms=duration_ms,
+                              model=self.name, runaway=runaway)
+        return self._reply(final, duration_ms).model_copy(update={"content": content})
 
     def _reply(self, response: ollama.ChatResponse, duration_ms: float) -> ModelReply:
         calls = [

@@ -1,6 +1,6 @@
 """A runaway reply: one that has started repeating itself and would run on to the reply cap. How
-a streaming client sees it (a tail that repeats one unit), and what of the reply it keeps. Which
-client streams, and what the loop does with a cut reply, are theirs to decide."""
+a streaming client sees it (a tail that repeats one unit), and what of the reply it keeps. How a
+client streams and stops its server, and what the loop does with a cut reply, are theirs."""
 from __future__ import annotations
 
 from agent.model import Runaway
@@ -11,6 +11,27 @@ from agent.model import Runaway
 # needs repeats one unit that long.
 RUNAWAY_SPAN = 160
 MIN_COPIES = 3
+
+
+class StreamedText:
+    """A reply's text as it streams in, piece by piece: `add` says when it has run away, `kept`
+    what of it to keep (a JSON reply closed) and why."""
+
+    def __init__(self, json_reply: bool) -> None:
+        self.json_reply = json_reply
+        self.text = ""
+        self.period: int | None = None
+
+    def add(self, piece: str) -> bool:
+        self.text += piece
+        self.period = runaway_unit(self.text)
+        return self.period is not None
+
+    def kept(self) -> tuple[str, Runaway | None]:
+        if self.period is None:
+            return self.text, None
+        content, runaway = cut_runaway(self.text, self.period)
+        return (close_json(content) if self.json_reply else content), runaway
 
 
 def runaway_unit(text: str) -> int | None:

@@ -29,7 +29,7 @@ def test_reply_content_and_server_token_counts() -> None:
     assert reply.content == "hi there"
     assert (reply.tokens_in, reply.tokens_out) == (17, 4)
     sent = s.requests[0]
-    assert sent["model"] == "qwen" and sent["stream"] is False
+    assert sent["model"] == "qwen" and sent["stream"] is True  # a text reply is streamed
     assert sent["options"] == {"temperature": 0.3, "num_predict": 50, "num_ctx": 1024}
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
     assert not sent.get("format") and not sent.get("tools")
@@ -85,6 +85,7 @@ def test_native_tool_call_and_tools_sent() -> None:
     expected = ToolCall(id="call_0", name="shell", arguments={"command": "ls -la"})
     assert reply.tool_calls == [expected]
     assert s.requests[0]["tools"] == [{"type": "function", "function": SHELL.model_dump()}]
+    assert s.requests[0]["stream"] is False  # native tool calls come whole
 
 
 def test_schema_violating_arguments_are_kept_as_sent() -> None:

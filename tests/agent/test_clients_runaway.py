@@ -1,13 +1,15 @@
-"""A runaway reply: seen in the stream, cut after its first copy of the repeated unit, JSON closed;
-replies that do not repeat themselves (the 1.5B's recorded ones among them) are never cut."""
+"""A runaway reply: seen in the stream (the embedded model's, Ollama's), cut after its first copy
+of the repeated unit, JSON closed; replies that do not repeat themselves (the 1.5B's recorded ones
+among them) are never cut."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 
-from agent.clients import EmbeddedModel
+from agent.clients import EmbeddedModel, OllamaModel
 from agent.clients.runaway import RUNAWAY_SPAN, close_json, cut_runaway, runaway_unit
 from agent.clients.weights import WEIGHTS
 from agent.model import Message, ModelError
@@ -19,6 +21,7 @@ from tests.fixtures.llama_server import (
     PROMPT_READ,
     FakeLlamaServer,
 )
+from tests.fixtures.ollama_server import OllamaScriptServer
 from workspace.spec import ToolSpec
 
 SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
@@ -106,6 +109,30 @@ def test_an_error_in_the_stream_is_a_model_error_naming_it() -> None:
     with pytest.raises(ModelError, match="exceeds the context") as raised:
         model.complete(server, body)
     assert raised.value.kind == "permanent"
+
+
+def test_ollama_s_stream_is_closed_at_a_runaway_and_its_action_kept() -> None:
+    """Over a real socket: the client stops reading at the runaway and closes the connection,
+    which is how Ollama is told to stop generating; the parts it read are its tokens out."""
+    schema = action_schema([SHELL, DONE])
+    with OllamaScriptServer([{"content": STUCK}, {"content": STUCK}]) as server:
+        reply = OllamaModel("qwen", host=server.url).chat(
+            [Message(role="user", content="go")], json_mode=True, schema=schema)
+        assert server.requests[0]["stream"] is True
+        whole = httpx.post(f"{server.url}/api/chat", json={"model": "q", "stream": True,
+                                                          "messages": []}).text.splitlines()
+    assert reply.runaway is not None and STUCK.startswith(reply.runaway.decoded)
+    assert reply.tokens_out < len(whole) - 1 and reply.timings is None
+    assert parse_reply(reply, "json").arguments["command"].endswith("| sed 's/\"//g'")
+
+
+def test_ollama_s_streamed_reply_that_ends_keeps_the_server_s_counts() -> None:
+    script = [{"content": '{"a":1}', "prompt_eval_count": 40, "eval_count": 3}]
+    with OllamaScriptServer(script) as server:
+        reply = OllamaModel("qwen", host=server.url).chat([Message(role="user", content="go")],
+                                                           json_mode=True)
+    assert (reply.content, reply.tokens_in, reply.tokens_out) == ('{"a":1}', 40, 3)
+    assert reply.runaway is None
 
 
 @pytest.mark.slow
