@@ -1,5 +1,6 @@
 """The OpenAI-compatible client (llama.cpp server, vLLM, LM Studio): the Model protocol over one
-httpx POST to {base}/v1/chat/completions. Wire-format parsing is wire.py's, retries retry.py's."""
+httpx POST to {base}/v1/chat/completions, a text reply streamed so that one that runs away is
+stopped. Wire-format parsing is wire.py's, retries retry.py's."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ from typing import Any
 import httpx
 
 from agent.clients.boundary import text_boundary
+from agent.clients.runaway import StreamedText
 from agent.clients.speed import stall_watch
 from agent.clients.wire import (
     openai_messages,
@@ -19,7 +21,7 @@ from agent.clients.wire import (
     transport_error,
     undecodable,
 )
-from agent.model import Message, ModelReply
+from agent.model import Message, ModelReply, Runaway
 from workspace.spec import ToolSpec
 
 
@@ -63,16 +65,53 @@ class OpenAICompatModel:
             body["max_tokens"] = max_tokens
         started = time.perf_counter()
         try:
-            response = self._client.post(self._where, json=body)
+            if tools:  # native tool calls come whole
+                payload, runaway = self._payload(self._client.post(self._where, json=body)), None
+            else:
+                payload, runaway = self._streamed(body)
         except httpx.HTTPError as error:
             raise transport_error(error, self._where) from error
+        duration_ms = (time.perf_counter() - started) * 1000
+        reply = openai_reply(payload, model=self.name, duration_ms=duration_ms, where=self._where)
+        return reply.model_copy(update={
+            "timings": self._watch.mark(reply.timings, reply.tokens_out), "runaway": runaway})
+
+    def _payload(self, response: httpx.Response) -> dict[str, Any]:
         if response.status_code >= 400:
             raise status_error(response.status_code, response.text, self._where)
         try:
-            payload = response.json()
+            return response.json()
         except json.JSONDecodeError as error:
             raise undecodable(self._where, response.text, error) from error
-        duration_ms = (time.perf_counter() - started) * 1000
-        reply = openai_reply(payload, model=self.name, duration_ms=duration_ms, where=self._where)
-        return reply.model_copy(update={"timings": self._watch.mark(reply.timings,
-                                                                    reply.tokens_out)})
+
+    def _streamed(self, body: dict[str, Any]) -> tuple[dict[str, Any], Runaway | None]:
+        """The reply streamed as server-sent events, as one chat.completion payload; one that runs
+        away (agent/clients/runaway.py) is stopped by closing the connection. Usage (and
+        llama.cpp's timings) come in the last chunk, so a stopped reply has the chunks it sent
+        as its tokens out, and no timings."""
+        text = StreamedText(json_reply="response_format" in body)
+        request = {**body, "stream": True, "stream_options": {"include_usage": True}}
+        last: dict[str, Any] = {}
+        chunks = 0
+        with self._client.stream("POST", self._where, json=request) as response:
+            if response.status_code >= 400 or not response.headers.get(
+                    "content-type", "").startswith("text/event-stream"):
+                response.read()  # an error, or a server that answers whole
+                return self._payload(response), None
+            for line in response.iter_lines():
+                data = line.removeprefix("data:").strip()
+                if not line.startswith("data:") or data == "[DONE]":
+                    continue
+                try:
+                    last = json.loads(data)
+                except json.JSONDecodeError as error:
+                    raise undecodable(self._where, line, error) from error
+                pieces = [(c.get("delta") or {}).get("content") or ""
+                          for c in last.get("choices") or []]
+                chunks += bool(pieces)
+                if text.add("".join(pieces)):
+                    break
+        content, runaway = text.kept()
+        if runaway is not None:  # stopped before the last chunk, which holds the counts
+            last = {"usage": {"completion_tokens": chunks}}
+        return {**last, "choices": [{"message": {"content": content}}]}, runaway

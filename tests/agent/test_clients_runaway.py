@@ -1,6 +1,6 @@
-"""A runaway reply: seen in the stream (the embedded model's, Ollama's), cut after its first copy
-of the repeated unit, JSON closed; replies that do not repeat themselves (the 1.5B's recorded ones
-among them) are never cut."""
+"""A runaway reply: seen in the stream (the embedded model's, Ollama's, an OpenAI-compatible
+server's), cut after its first copy of the repeated unit, JSON closed; replies that do not repeat
+themselves (the 1.5B's recorded ones among them) are never cut."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.clients import EmbeddedModel, OllamaModel
+from agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel
 from agent.clients.runaway import RUNAWAY_SPAN, close_json, cut_runaway, runaway_unit
 from agent.clients.weights import WEIGHTS
 from agent.model import Message, ModelError
@@ -21,7 +21,7 @@ from tests.fixtures.llama_server import (
     PROMPT_READ,
     FakeLlamaServer,
 )
-from tests.fixtures.ollama_server import OllamaScriptServer
+from tests.fixtures.ollama_server import STREAM_PIECE, OllamaScriptServer
 from workspace.spec import ToolSpec
 
 SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
@@ -133,6 +133,20 @@ def test_ollama_s_streamed_reply_that_ends_keeps_the_server_s_counts() -> None:
                                                            json_mode=True)
     assert (reply.content, reply.tokens_in, reply.tokens_out) == ('{"a":1}', 40, 3)
     assert reply.runaway is None
+
+
+def test_an_openai_compatible_stream_is_closed_at_a_runaway_and_its_action_kept() -> None:
+    schema = action_schema([SHELL, DONE])
+    with OllamaScriptServer([{"content": STUCK}, {"content": '{"a":1}', "eval_count": 3}]) as server:
+        client = OpenAICompatModel(server.url, "coder")
+        cut = client.chat([Message(role="user", content="go")], json_mode=True, schema=schema)
+        whole = client.chat([Message(role="user", content="go")], json_mode=True)
+        sent = server.requests[0]
+    assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
+    assert cut.runaway is not None and STUCK.startswith(cut.runaway.decoded)
+    assert cut.tokens_out < len(STUCK) // STREAM_PIECE and cut.timings is None
+    assert parse_reply(cut, "json").arguments["command"].endswith("| sed 's/\"//g'")
+    assert (whole.content, whole.tokens_out, whole.runaway) == ('{"a":1}', 3, None)
 
 
 @pytest.mark.slow
