@@ -28,7 +28,8 @@ SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
     "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
 RECORDED = Path(__file__).parents[2] / "benchmarks" / "fixtures" / "rollouts.json"
 # The main job's exam, 2026-12-02: the 1.5B wrote this unit until its reply cap.
-STUCK = '{"thought":"Extract the version.","tool":"shell","arguments":{"command":"cat /app/package.json | grep version' + ' | sed \'s/\\"//g\'' * 40
+STUCK = ('{"thought":"Extract the version.","tool":"shell","arguments":{"command":'
+         '"cat /app/package.json | grep version' + ' | sed \'s/\\"//g\'' * 40)
 
 
 def test_a_reply_that_repeats_one_unit_is_seen_and_cut_after_its_first_copy() -> None:
@@ -137,7 +138,8 @@ def test_ollama_s_streamed_reply_that_ends_keeps_the_server_s_counts() -> None:
 
 def test_an_openai_compatible_stream_is_closed_at_a_runaway_and_its_action_kept() -> None:
     schema = action_schema([SHELL, DONE])
-    with OllamaScriptServer([{"content": STUCK}, {"content": '{"a":1}', "eval_count": 3}]) as server:
+    script = [{"content": STUCK}, {"content": '{"a":1}', "eval_count": 3}]
+    with OllamaScriptServer(script) as server:
         client = OpenAICompatModel(server.url, "coder")
         cut = client.chat([Message(role="user", content="go")], json_mode=True, schema=schema)
         whole = client.chat([Message(role="user", content="go")], json_mode=True)
