@@ -48,7 +48,11 @@ def runaway_unit(text: str) -> int | None:
 
 def cut_runaway(text: str, period: int) -> tuple[str, Runaway]:
     """The reply up to the end of the first copy of its repeated unit (a JSON reply is then
-    closed with close_json), and why it was cut."""
+    closed with close_json), and why it was cut. Where the text before the repeats ends as the
+    unit does, the copy kept starts that much earlier and misses its end: the text alone cannot
+    tell the two apart (`... '"v"'` then ` | sed 's/"//g'` again and again keeps `... | sed
+    's/"//g` without its last quote), and a broken command is still far cheaper than the reply
+    cap's worth of repeats."""
     start = len(text) - RUNAWAY_SPAN
     while start > 0 and text[start - 1] == text[start - 1 + period]:
         start -= 1
