@@ -10,12 +10,16 @@ gain only on tasks the seed passes sometimes but not always.
 The rollouts are stored in an evaluation directory (`evoharness eval`'s format, so `evoharness
 compare` and SQL read it too), DIR/<model>-k<k>-<selection>[-<harness>]: run the same command
 again to finish a killed run (stored rollouts are not run again) or to print a finished one
-without running anything. Prints one line per task, then `metric: value unit` lines."""
+without running anything. A measurement longer than one sitting goes on on another machine with
+`--keep KEPT`: the rollout files are copied from KEPT/<same name>/ before running and back after
+(commit them), and stored ones are not run again. Prints one line per task, then `metric: value
+unit` lines."""
 from __future__ import annotations
 
 import argparse
 import hashlib
 import re
+import shutil
 import sys
 import time
 from collections import Counter
@@ -198,7 +202,18 @@ def parser() -> argparse.ArgumentParser:
     found.add_argument("--rollout-timeout", type=float, default=300.0)
     found.add_argument("--dir", type=Path, default=DEFAULT_DIR,
                        help=f"where evaluations are stored (default {DEFAULT_DIR})")
+    found.add_argument("--keep", type=Path, help="a folder to commit (e.g. benchmarks/results/"
+                       "suite): rollout files are copied from it before running and back after")
     return found
+
+
+def carry(source: Path, target: Path) -> int:
+    """Copy the rollout files in `source` that `target` lacks; returns how many."""
+    target.mkdir(parents=True, exist_ok=True)
+    missing = [f for f in sorted(source.glob("*.json")) if not (target / f.name).exists()]
+    for found in missing:
+        shutil.copyfile(found, target / found.name)
+    return len(missing)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,9 +230,19 @@ def main(argv: list[str] | None = None) -> int:
         chosen = select(suite, args.subset, task_ids)
         folder = eval_dir(args.dir, model, args.k, args.subset, task_ids, args.harness)
         print(f"{len(chosen)} tasks x k={args.k} on {model}, stored in {folder}", file=sys.stderr)
-        counts, stored, ran = measure(folder, suite, chosen, model=model,
-                                       harness=args.harness or str(SEED_DIR), k=args.k,
-                                       workers=args.workers, rollout_timeout=args.rollout_timeout)
+        kept = args.keep / folder.name if args.keep else None
+        if kept is not None:
+            print(f"{carry(kept, folder / 'rollouts')} rollouts carried in from {kept}",
+                  file=sys.stderr)
+        try:
+            counts, stored, ran = measure(folder, suite, chosen, model=model,
+                                           harness=args.harness or str(SEED_DIR), k=args.k,
+                                           workers=args.workers,
+                                           rollout_timeout=args.rollout_timeout)
+        finally:  # a killed measurement keeps what it finished
+            if kept is not None:
+                print(f"{carry(folder / 'rollouts', kept)} rollouts kept in {kept}",
+                      file=sys.stderr)
     except EvoError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 """benchmarks/suite.py: which tasks it measures, each task's rate and Wilson interval, the spread,
 and a run through its command line (TEST DOUBLE: the scripted model solves count-lines with that
-task's own solution and gives up on fix-ini-port at once), stored so that running it again runs
-nothing and prints the same figures."""
+task's own solution and gives up on fix-ini-port at once), stored so that running it again, or
+on another machine from the kept rollout files, runs nothing and prints the same figures."""
 from __future__ import annotations
 
 import shutil
@@ -67,9 +67,10 @@ def test_the_benchmark_runs_stores_and_resumes(tmp_path):
         {"when": {"instruction_has": ["/app/poem.txt"]},
          "replies": [action("shell", command=solve)]}])
     command = [sys.executable, str(ROOT / "benchmarks" / "suite.py"), "--model", model,
-               "--tasks", "count-lines,fix-ini-port", "-k", "2", "--dir", str(tmp_path / "bench")]
+               "--tasks", "count-lines,fix-ini-port", "-k", "2", "--keep", str(tmp_path / "kept")]
 
-    first = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    first = subprocess.run([*command, "--dir", str(tmp_path / "bench")], capture_output=True,
+                           text=True, cwd=ROOT, timeout=600)
     assert first.returncode == 0, first.stderr[-2000:]
     lines = first.stdout.splitlines()
     assert any(line.split()[:5] == ["count-lines", "train", "easy", "text-processing", "2/2"]
@@ -83,9 +84,13 @@ def test_the_benchmark_runs_stores_and_resumes(tmp_path):
                    "rollouts_run_now: 4 rollouts"):
         assert figure in lines, (figure, first.stdout)
 
-    again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert again.returncode == 0, again.stderr[-2000:]
-    assert "rollouts_run_now: 0 rollouts" in again.stdout.splitlines()
     figures = [line for line in lines if not line.startswith(("rollouts_run_now", "wall_"))]
-    assert figures == [line for line in again.stdout.splitlines()
-                       if not line.startswith(("rollouts_run_now", "wall_"))]
+    # Again in the same directory; then in a new one (another machine) from the kept files.
+    for where in ("bench", "elsewhere"):
+        again = subprocess.run([*command, "--dir", str(tmp_path / where)], capture_output=True,
+                               text=True, cwd=ROOT, timeout=600)
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert "rollouts_run_now: 0 rollouts" in again.stdout.splitlines(), again.stdout
+        assert figures == [line for line in again.stdout.splitlines()
+                           if not line.startswith(("rollouts_run_now", "wall_"))]
+    assert len(list((tmp_path / "kept").glob("*/*.json"))) == 4
