@@ -41,6 +41,22 @@ def test_a_reply_that_repeats_one_unit_is_seen_and_cut_after_its_first_copy() ->
     assert action["arguments"]["command"] == 'cat /app/package.json | grep version | sed \'s/"//g\''
 
 
+def test_a_cut_keeps_a_whole_stage_where_the_stage_before_ends_alike() -> None:
+    """As the 1.5B wrote it on json-extract-version (2026-12-03): the stage before the repeats
+    ends in `//g'` as the repeated one does, so the repeats seem to begin 4 characters early;
+    the cut keeps the first one that closes its quotes."""
+    command = ("cat /app/package.json | grep version | awk -F: '{print $2}' | tr -d '\\\"' | "
+               "tr -d '\\n' | sed 's/ //g' | sed 's/,//g'")
+    decoded = ('{"thought":"The version.","tool":"shell","arguments":{"command":"' + command
+               + " | sed 's/ //g'" * 20)
+    cut, why = cut_runaway(decoded, runaway_unit(decoded), json_reply=True)
+    kept = json.loads(close_json(cut))["arguments"]["command"]
+    assert kept == json.loads(f'"{command}"') + " | sed 's/ //g'"
+    assert why.unit == "//g' | sed 's/ "  # the repeats as the text alone shows them
+    plain, _ = cut_runaway(decoded, runaway_unit(decoded))  # not JSON: the first copy's end
+    assert plain.endswith(" | sed 's/,//g' | sed 's/ ")
+
+
 def test_the_tail_must_repeat_for_the_whole_span() -> None:
     assert runaway_unit(STUCK[:RUNAWAY_SPAN - 1]) is None  # too short to judge
     assert runaway_unit("x" * RUNAWAY_SPAN) == 1
