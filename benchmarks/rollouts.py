@@ -318,7 +318,8 @@ def main() -> None:
     for name, value in old.items():
         print(f"{against.name}_{name}: {value:.3g} {UNITS[name]}")
     for name in new:
-        print(f"{name}_ratio: {new[name] / old[name]:.3g} x (new / {against.name})")
+        if old[name]:  # a cache hit rate of 0 has no ratio
+            print(f"{name}_ratio: {new[name] / old[name]:.3g} x (new / {against.name})")
     model_bytes = ensure_weights(WEIGHTS["qwen2.5-coder-1.5b"]).stat().st_size
     bandwidth = copy_bandwidth()
     bound = bandwidth / model_bytes
