@@ -18,7 +18,7 @@ from tasks.results import RolloutResult
 from traces.queries import iteration_totals
 
 from . import forecast, phases
-from .config import validate_config
+from .config import save_config, validate_config
 from .exam import examine
 from .ledger import EVALUATE, EVOLVE, PHASE_ORDER, Phase
 from .ledger.records import EvolveResult, ExamRecord, PhaseResult
@@ -89,8 +89,12 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
     `exam.on_stop`, the final exam (evolve/exam.py), which a resume finishes if it was killed."""
     with open_run(run_dir, command="evolve", say=say) as run:
         _override(run, overrides)
-        if iterations is not None:
+        if iterations is not None and iterations != run.config.stop.iterations:
+            # A stop rule belongs to the run: saved, so `--resume`, `status` and the forecast
+            # keep it (the executor options above hold for this process only).
             run.config.stop.iterations = iterations
+            save_config(run.paths, run.config)
+            say(f"stop rule: {iterations} iteration(s), saved to {run.paths.config}")
         iteration, done = run.ledger.position()
         interrupted = bool(done) and done != set(EVALUATE)  # a clean stop is after DISTILL
         if interrupted and not resume:

@@ -206,3 +206,14 @@ def evolve_tokens(run_dir: Path) -> int:
     traces = (run_dir / "iterations").glob("it*/evolve_trace.json")
     return sum(e["tokens_in"] + e["tokens_out"] for t in traces
                for e in json.loads(t.read_text()))
+
+
+def test_an_iterations_override_is_kept_for_the_resume(tmp_path: Path) -> None:
+    """`evolve --iterations 2` then a resume without it: the run keeps the 2, not run.yaml's 0."""
+    run_dir = evaluated_run(tmp_path)
+    said: list[str] = []
+
+    evolve(run_dir, iterations=2, resume=False, say=said.append)
+
+    assert load_config(run_dir)[1].stop.iterations == 2
+    assert any("stop rule: 2 iteration(s)" in line for line in said)
