@@ -18,12 +18,15 @@ Run: python benchmarks/rollouts.py [--rollouts N] [--threads T]   (the first N o
                                                       (the runaway cut alone, on the rollouts
                                                       that ran away)
      python benchmarks/rollouts.py --derive           (rewrite the fixture from the recordings)
-     python benchmarks/rollouts.py --derive-runaways RUN/rollouts/it000   (write runaways.json)"""
+     python benchmarks/rollouts.py --derive-runaways RUN/rollouts/it000   (write runaways.json)
+     python benchmarks/rollouts.py --derive-sample benchmarks/results/suite/embedded-k4-all/rollouts
+                                                      (write suite-rollouts.json)"""
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -48,6 +51,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "rollouts.json"
 RUNAWAYS = Path(__file__).parent / "fixtures" / "runaways.json"  # rollouts up to a runaway reply
 RECORDED = Path(__file__).parent / "fixtures" / "evolve-small" / "rollouts" / "it000"
+SUITE_FIXTURE = Path(__file__).parent / "fixtures" / "suite-rollouts.json"  # drawn from a suite run
+SUITE_SAMPLE = 12  # tasks drawn for it
+SAMPLE_SEED = 0
 WORKERS = 2  # conversations in flight at once
 COPY_BYTES = 256 << 20  # per copy when measuring memory bandwidth
 
@@ -88,25 +94,24 @@ UNCUT = NEW.model_copy(update={"name": "uncut", "cut_runaways": False})  # the c
 AGAINST = {arm.name: arm for arm in (TODAY, UNCUT)}
 
 
-def derive(recorded: Path = RECORDED, *, to_runaways: bool = False) -> Replay:
+def derive(recorded: Path = RECORDED, *, to_runaways: bool = False,
+           sample: int | None = None) -> Replay:
     """A fixture from recorded rollouts of the 1.5B on the seed: each model call's reply, then its
-    tool's output; the instruction from the built-in suite; the seed's system prompt and tools.
-    `to_runaways`: only rollouts with a reply cut as a runaway, each up to that call."""
+    tool's output, up to the rollout's first compaction (after it the agent sent a shorter
+    history than the events hold); the instruction from the built-in suite; the seed's system
+    prompt and tools. `to_runaways`: only rollouts with a reply cut as a runaway, each up to that
+    call. `sample`: the first attempts of that many tasks, drawn with a fixed seed (a suite
+    measurement holds one first attempt a task, so every task is as likely)."""
     harness = load_harness(SEED_DIR)
-    conversations = []
     results = [RolloutResult.model_validate_json(p.read_text()) for p in recorded.glob("*.json")]
+    if sample is not None:
+        firsts = sorted((r for r in results if r.attempt == 0), key=lambda r: r.task_id)
+        results = random.Random(SAMPLE_SEED).sample(firsts, min(sample, len(firsts)))
+    conversations = []
     # In the order a run starts them (tasks/runner.py plan_rollouts): every task's first attempt,
     # then every task's second, so the conversations in flight together are of different tasks.
     for result in sorted(results, key=lambda r: (r.attempt, r.task_id)):
-        steps, reply, runaway_at = [], None, None
-        for event in result.events:
-            if event.kind == "model_call":
-                reply = event.content
-                if "runaway" in event.data and runaway_at is None:
-                    runaway_at = len(steps)
-            elif event.kind == "tool_result" and reply is not None:
-                steps.append(Step(reply=reply, tool=event.name, output=event.content))
-                reply = None
+        steps, runaway_at = _steps(result)
         if to_runaways:
             if runaway_at is None:
                 continue
@@ -119,24 +124,47 @@ def derive(recorded: Path = RECORDED, *, to_runaways: bool = False) -> Replay:
                   conversations=conversations)
 
 
+def _steps(result: RolloutResult) -> tuple[list[Step], int | None]:
+    """A rollout's (reply, tool output) steps up to its first compaction, and the step whose
+    reply was cut as a runaway first (None if none was)."""
+    steps, reply, runaway_at = [], None, None
+    for event in result.events:
+        if event.kind == "note" and event.name == "compaction":
+            break
+        if event.kind == "model_call":
+            reply = event.content
+            if "runaway" in event.data and runaway_at is None:
+                runaway_at = len(steps)
+        elif event.kind == "tool_result" and reply is not None:
+            steps.append(Step(reply=reply, tool=event.name, output=event.content))
+            reply = None
+    return steps, runaway_at
+
+
 def messages(replay: Replay, conversation: Conversation, call: int, arm: Arm) -> list[dict]:
     """What call number `call` of the conversation sends under `arm`: the recorded exchanges
     before it, each reply as the arm's grammar writes it, each output bounded as the arm reads."""
     sent = [Message(role="system", content=replay.system),
             Message(role="user", content=conversation.instruction)]
     for step in conversation.steps[:call]:
-        reply = _compact(step.reply) if arm.compact_json else step.reply
+        reply = _as_written(step.reply, compact=arm.compact_json)
         output = clip(step.output, arm.tool_output_chars)
         sent += [Message(role="assistant", content=reply),
                  Message(role="user", content=f"Result of {step.tool}:\n{output}")]
     return [m.model_dump() for m in sent]
 
 
-def _compact(reply: str) -> str:
+def _as_written(reply: str, *, compact: bool) -> str:
+    """A recorded reply as the arm's grammar writes it: with no whitespace, or pretty-printed as
+    the 1.5B wrote 20 of its 21 replies in evolve-small under today's grammar (a recording made
+    under either grammar is shown to both arms as each would have written it)."""
     try:
-        return json.dumps(json.loads(reply), separators=(",", ":"), ensure_ascii=False)
+        action = json.loads(reply)
     except json.JSONDecodeError:
         return reply
+    if compact:
+        return json.dumps(action, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(action, indent=2, ensure_ascii=False)
 
 
 def serve(arm: Arm) -> None:
@@ -286,14 +314,19 @@ def main() -> None:
     parser.add_argument("--derive", action="store_true", help="rewrite the fixture")
     parser.add_argument("--derive-runaways", type=Path, metavar="ROLLOUTS_DIR",
                         help=f"write {RUNAWAYS.name} from a run's or evaluation's rollout files")
+    parser.add_argument("--derive-sample", type=Path, metavar="ROLLOUTS_DIR",
+                        help=f"write {SUITE_FIXTURE.name}: the first attempts of {SUITE_SAMPLE} "
+                        "tasks drawn from a suite measurement's rollout files")
     parser.add_argument("--serve", help=argparse.SUPPRESS)  # an arm's server process
     args = parser.parse_args()
     if args.serve:
         serve(Arm.model_validate_json(args.serve))
         return
-    if args.derive or args.derive_runaways:
-        target, replay_data = ((RUNAWAYS, derive(args.derive_runaways, to_runaways=True))
-                               if args.derive_runaways else (FIXTURE, derive()))
+    if args.derive or args.derive_runaways or args.derive_sample:
+        target, replay_data = (
+            (RUNAWAYS, derive(args.derive_runaways, to_runaways=True)) if args.derive_runaways
+            else (SUITE_FIXTURE, derive(args.derive_sample, sample=SUITE_SAMPLE))
+            if args.derive_sample else (FIXTURE, derive()))
         target.write_text(replay_data.model_dump_json(indent=1) + "\n")
         print(f"wrote {target}: {len(replay_data.conversations)} conversations")
         return
