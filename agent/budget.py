@@ -21,6 +21,7 @@ class _Usage:
     tool_calls: Counter[str] = field(default_factory=Counter)
     refusals: Counter[str] = field(default_factory=Counter)
     stalled_calls: int = 0  # model calls far slower than their server has been
+    stall_s: float = 0.0  # what they took beyond their server's best rates
 
 
 class Budget:
@@ -50,8 +51,11 @@ class Budget:
             return ExitReason.TOOL_BUDGET
         return None
 
+    def elapsed(self) -> float:
+        return self.clock() - self.usage.started
+
     def seconds_left(self) -> float:
-        return self.budgets.wall_seconds - (self.clock() - self.usage.started)
+        return self.budgets.wall_seconds - self.elapsed()
 
     def charge_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self.usage.tokens_in += tokens_in

@@ -21,8 +21,9 @@ class CallTimings(BaseModel):
     prefill_ms: float | None = Field(None, ge=0)
     decode_ms: float | None = Field(None, ge=0)
     # Far slower than this server has been (agent/clients/timings.py): a busy machine, not the
-    # harness, made the call slow.
+    # harness, made the call slow; stall_ms is the time it took beyond the server's best rates.
     stalled: bool = False
+    stall_ms: float = Field(0.0, ge=0)
 
 
 class Event(BaseModel):
@@ -55,6 +56,7 @@ class ModelTotals(BaseModel):
     prefill_s: float | None = None
     decode_s: float | None = None
     stalled_calls: int = 0
+    stall_s: float = 0.0  # what those calls took beyond their server's best rates
 
     @classmethod
     def of(cls, events: list[Event]) -> ModelTotals:
@@ -68,7 +70,8 @@ class ModelTotals(BaseModel):
         return cls(model_calls=len(calls), model_s=sum(e.duration_ms for e in calls) / 1000,
                    tokens_read=total("tokens_read"), tokens_cached=total("tokens_cached"),
                    prefill_s=total("prefill_ms", 1e-3), decode_s=total("decode_ms", 1e-3),
-                   stalled_calls=sum(t.stalled for t in timed))
+                   stalled_calls=sum(t.stalled for t in timed),
+                   stall_s=sum(t.stall_ms for t in timed) / 1000)
 
 
 class EventSink(Protocol):

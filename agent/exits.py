@@ -16,8 +16,8 @@ class ExitReason(StrEnum):
     TOOL_BUDGET = "tool_budget"  # the model asked again for a tool whose budget is spent
     MODEL_UNAVAILABLE = "model_unavailable"  # the server was unreachable: not the harness's fault
     MODEL_ERROR = "model_error"
-    # Out of time after model calls that ran far slower than their server had (a busy machine):
-    # the time limit ended the rollout, the machine rather than the harness spent the time.
+    # Out of time, and most of the time went to model calls slowed far below their server's best
+    # rates (a busy machine): the machine rather than the harness spent it (machine_spent).
     MODEL_STALLED = "model_stalled"
     ROLLOUT_TIMEOUT = "rollout_timeout"  # the runner's watchdog stopped the agent
     SANDBOX_ERROR = "sandbox_error"
@@ -26,6 +26,18 @@ class ExitReason(StrEnum):
     def detailed(self, detail: str) -> str:
         """The stored form of a reason with detail, e.g. 'sandbox_error: bwrap: ...'."""
         return f"{self.value}: {detail}"
+
+
+# A rollout out of time is the machine's doing when its stalled calls lost at least this share of
+# its time. Any stalled call was once enough: with two rollouts on one server, a neighbour's long
+# prefill slowed a looping rollout's decoding for 2 of its 14 calls (43 s of 300), and the
+# timeout of a harness stuck in a loop read as the machine's.
+STALL_SHARE = 0.5
+
+
+def machine_spent(stall_s: float, elapsed_s: float) -> bool:
+    """Whether stalled model calls took most of a rollout that ran `elapsed_s` seconds."""
+    return stall_s >= STALL_SHARE * elapsed_s
 
 
 class CommandExit(StrEnum):

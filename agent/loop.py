@@ -14,7 +14,7 @@ from agent.compaction import Transcript, step_line
 from agent.delegate import delegate_tool, skill_tool, subagent_prompt
 from agent.environment import Environment
 from agent.events import Event, EventSink
-from agent.exits import ExitReason
+from agent.exits import ExitReason, machine_spent
 from agent.middleware import HOOKS, Middleware
 from agent.model import Message, Model, ModelError, ModelReply, ToolCall
 from agent.parsing import Action, ParseError, action_schema, format_instructions, parse_reply
@@ -150,7 +150,8 @@ class _Agent:
                            step_line(action.tool, action.arguments, result))
             if result.final is not None:
                 return self._result(ExitReason.DONE, result.final)
-        if reason == ExitReason.WALL_TIME and self.budget.usage.stalled_calls:
+        if reason == ExitReason.WALL_TIME and machine_spent(self.budget.usage.stall_s,
+                                                            self.budget.elapsed()):
             reason = ExitReason.MODEL_STALLED  # the time went to a model slowed by the machine
         return self._result(reason)
 
@@ -163,6 +164,7 @@ class _Agent:
         self.budget.charge_tokens(reply.tokens_in, reply.tokens_out)
         if reply.timings is not None and reply.timings.stalled:
             self.budget.usage.stalled_calls += 1
+            self.budget.usage.stall_s += reply.timings.stall_ms / 1000
         data: dict[str, Any] = {"tool_calls": [call.model_dump() for call in reply.tool_calls]}
         if reply.runaway is not None:  # the reply repeated itself; `content` is what was kept
             data["runaway"] = reply.runaway.model_dump()

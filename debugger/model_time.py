@@ -26,6 +26,7 @@ SELECT count(*) AS calls, coalesce(sum(e.duration_ms), 0) / 1000 AS model_s,
        sum(e.decode_ms) FILTER (WHERE e.decode_ms > 0) / 1000 AS timed_decode_s,
        count(*) FILTER (WHERE e.stalled) AS stalled,
        count(DISTINCT e.rollout_id) FILTER (WHERE e.stalled) AS stalled_rollouts,
+       sum(e.stall_ms) FILTER (WHERE e.stalled) / 1000 AS stall_s,
        count(*) FILTER (WHERE json_extract(e.data, '$.runaway') IS NOT NULL) AS runaways
 FROM events e JOIN v USING (rollout_id) WHERE v.iteration = $it AND e.kind = 'model_call'
 """
@@ -60,6 +61,7 @@ class ModelTime(BaseModel):
     decode_rate: float | None  # tokens generated per second of decode
     stalled: int
     stalled_rollouts: int
+    stall_s: float | None  # what the stalled calls took beyond their server's best rates
     runaways: int  # replies stopped because they repeated themselves (agent/clients/runaway.py)
     costly: list[dict[str, Any]]
 
@@ -78,7 +80,7 @@ def model_time(con: duckdb.DuckDBPyConnection, scope: q.Scope) -> ModelTime:
         prefill_rate=_rate(row["timed_read"], row["timed_prefill_s"]),
         decode_rate=_rate(row["timed_generated"], row["timed_decode_s"]),
         stalled=row["stalled"], stalled_rollouts=row["stalled_rollouts"],
-        runaways=row["runaways"], costly=costly)
+        stall_s=row["stall_s"], runaways=row["runaways"], costly=costly)
 
 
 def _rate(tokens: int | None, seconds: float | None) -> float | None:

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from agent.environment import ExecResult
 from agent.events import Event, ListSink, ModelTotals
-from agent.exits import CommandExit, ExitReason
+from agent.exits import CommandExit, ExitReason, machine_spent
 from agent.loop import AgentResult, run_agent
 from agent.model import Message, Model, ModelError, ModelReply
 from evoharness.files import write_model
@@ -103,10 +103,10 @@ def _run_agent_watched(harness, model, env, task, sink, deadline) -> AgentResult
 
 
 def _outcome(agent: AgentResult | None, guard: _Guarded, check: VerifierResult,
-             totals: ModelTotals) -> tuple[Outcome, str]:
-    if agent is None:
-        return Outcome.TIMEOUT, (ExitReason.MODEL_STALLED if totals.stalled_calls
-                                 else ExitReason.ROLLOUT_TIMEOUT)
+             totals: ModelTotals, deadline: float) -> tuple[Outcome, str]:
+    if agent is None:  # the watchdog stopped it at `deadline`
+        stalled = machine_spent(totals.stall_s, deadline)
+        return Outcome.TIMEOUT, ExitReason.MODEL_STALLED if stalled else ExitReason.ROLLOUT_TIMEOUT
     if agent.exit_reason == ExitReason.MODEL_UNAVAILABLE:
         return Outcome.INFRA_ERROR, ExitReason.MODEL_UNAVAILABLE
     if guard.sandbox_error or check.exit_reason == CommandExit.SANDBOX_ERROR:
@@ -138,7 +138,7 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
     finally:
         sandbox.close()
     totals = ModelTotals.of(sink.events)
-    outcome, reason = _outcome(agent, guard, check, totals)
+    outcome, reason = _outcome(agent, guard, check, totals, deadline)
     used = agent or AgentResult.from_events(ExitReason.ROLLOUT_TIMEOUT, sink.events)
     return RolloutResult(**base, outcome=outcome, reward=check.reward, exit_reason=reason,
                          tokens_in=used.tokens_in, tokens_out=used.tokens_out, steps=used.steps,

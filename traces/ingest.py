@@ -29,13 +29,14 @@ ROLLOUT_SCHEMA = pa.schema([
     ("trial_change", pa.string()), ("trial_arm", pa.string()), ("model_calls", pa.int32()),
     ("model_s", pa.float64()), ("tokens_read", pa.int64()), ("tokens_cached", pa.int64()),
     ("prefill_s", pa.float64()), ("decode_s", pa.float64()), ("stalled_calls", pa.int32()),
+    ("stall_s", pa.float64()),
 ])
 EVENT_SCHEMA = pa.schema([
     ("rollout_id", pa.string()), ("seq", pa.int32()), ("kind", pa.string()), ("name", pa.string()),
     ("content", pa.string()), ("data", pa.string()), ("tokens_in", pa.int64()),
     ("tokens_out", pa.int64()), ("duration_ms", pa.float64()), ("ts", pa.float64()),
     ("tokens_read", pa.int64()), ("tokens_cached", pa.int64()), ("prefill_ms", pa.float64()),
-    ("decode_ms", pa.float64()), ("stalled", pa.bool_()),
+    ("decode_ms", pa.float64()), ("stalled", pa.bool_()), ("stall_ms", pa.float64()),
 ])
 
 
@@ -158,7 +159,8 @@ def _events_table(result: RolloutResult, seqs: list[int]) -> pa.Table:
     return pa.Table.from_pydict(columns, schema=EVENT_SCHEMA)
 
 
-_TIMING_COLUMNS = ("tokens_read", "tokens_cached", "prefill_ms", "decode_ms", "stalled")
+_TIMING_COLUMNS = ("tokens_read", "tokens_cached", "prefill_ms", "decode_ms", "stalled",
+                   "stall_ms")
 
 
 def _sparse(n: int, timed: list[tuple[int, Any]], name: str) -> list[Any]:

@@ -4,7 +4,7 @@ iterations, changes, verdicts, reverts, exams), which it keeps as files too: tho
 index. An older store is migrated in place when opened (MIGRATIONS), so it stays readable."""
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Every table of the schema, in dependency order (export and the SQL tool's snapshot use it).
 TABLES = ("meta", "runs", "iterations", "rollouts", "events", "changes", "verdicts", "reverts",
@@ -58,7 +58,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
     tokens_cached BIGINT,            -- prompt tokens taken from its cache
     prefill_s DOUBLE,
     decode_s DOUBLE,
-    stalled_calls INTEGER DEFAULT 0  -- calls far slower than their server had been
+    stalled_calls INTEGER DEFAULT 0, -- calls far slower than their server had been
+    stall_s DOUBLE                   -- what they took beyond its best rates (version 5)
 );
 CREATE TABLE IF NOT EXISTS events (
     rollout_id VARCHAR NOT NULL,
@@ -77,6 +78,7 @@ CREATE TABLE IF NOT EXISTS events (
     prefill_ms DOUBLE,
     decode_ms DOUBLE,
     stalled BOOLEAN DEFAULT false,
+    stall_ms DOUBLE,                 -- a stalled call's time beyond its best rates (version 5)
     PRIMARY KEY (rollout_id, seq)
 );
 -- One row per change-manifest entry (the pre-registered prediction); manifest = the whole entry.
@@ -138,5 +140,10 @@ ALTER TABLE events ADD COLUMN tokens_cached BIGINT;
 ALTER TABLE events ADD COLUMN prefill_ms DOUBLE;
 ALTER TABLE events ADD COLUMN decode_ms DOUBLE;
 ALTER TABLE events ADD COLUMN stalled BOOLEAN DEFAULT false;
+""",
+    # NULL in the rows of older versions: how long their stalled calls lost was not measured.
+    4: """
+ALTER TABLE rollouts ADD COLUMN stall_s DOUBLE;
+ALTER TABLE events ADD COLUMN stall_ms DOUBLE;
 """,
 }

@@ -64,14 +64,20 @@ class StallWatch:
             return None
         rates = {"decode": _rate(generated, timings.decode_ms, MIN_DECODE_TOKENS),
                  "prefill": _rate(timings.tokens_read, timings.prefill_ms, MIN_PREFILL_TOKENS)}
+        spent = {"decode": timings.decode_ms, "prefill": timings.prefill_ms}
+        lost_ms = 0.0
         stalled = False
         with self._lock:
             for kind, rate in rates.items():
                 if rate is None:
                     continue
-                stalled |= rate * STALL_FACTOR < self.best[kind]
+                if rate * STALL_FACTOR < self.best[kind]:
+                    stalled = True  # what it took beyond the best rate: the machine's share
+                    lost_ms += (spent[kind] or 0.0) * (1 - rate / self.best[kind])
                 self.best[kind] = max(self.best[kind], rate)
-        return timings.model_copy(update={"stalled": True}) if stalled else timings
+        if not stalled:
+            return timings
+        return timings.model_copy(update={"stalled": True, "stall_ms": lost_ms})
 
 
 def _rate(tokens: int | None, ms: float | None, at_least: int) -> float | None:

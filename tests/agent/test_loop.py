@@ -165,10 +165,13 @@ def _timed(timings: CallTimings, clock: list[float], seconds: float):
 
 def test_a_model_call_s_timings_reach_its_event_and_a_stall_names_the_exit(harness):
     """Each call of 200 s against a 300 s wall budget: the budget ends the rollout after the
-    second; when the calls stalled (their server said so), that is the exit reason."""
-    for stalled, expected in ((True, "model_stalled"), (False, "wall_time")):
+    second (400 s). When the stalled calls lost at least half of that (their server said so),
+    the machine spent the time and the exit reason says so; a stall that lost less leaves the
+    timeout the harness's."""
+    for stalled, lost_ms, expected in ((True, 100_000.0, "model_stalled"),
+                                       (True, 99_000.0, "wall_time"), (False, 0.0, "wall_time")):
         timings = CallTimings(tokens_read=380, tokens_cached=20, prefill_ms=150_000.0,
-                              decode_ms=50_000.0, stalled=stalled)
+                              decode_ms=50_000.0, stalled=stalled, stall_ms=lost_ms)
         now = [0.0]
         replies = [_timed(timings, now, 200.0) for _ in range(3)]
         result, sink, _ = harness.run(replies, clock=lambda: now[0])
@@ -177,7 +180,8 @@ def test_a_model_call_s_timings_reach_its_event_and_a_stall_names_the_exit(harne
         assert [e.timings for e in calls] == [timings, timings]
         assert ModelTotals.of(sink.events) == ModelTotals(
             model_calls=2, model_s=sum(e.duration_ms for e in calls) / 1000, tokens_read=760,
-            tokens_cached=40, prefill_s=300.0, decode_s=100.0, stalled_calls=2 * stalled)
+            tokens_cached=40, prefill_s=300.0, decode_s=100.0, stalled_calls=2 * stalled,
+            stall_s=2 * lost_ms / 1000)
 
 
 def test_the_model_reads_tool_output_up_to_the_harness_s_bound_and_the_event_keeps_it(harness):

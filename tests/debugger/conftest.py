@@ -30,17 +30,18 @@ class Traces:
         rid = rollout_id(iteration, task, attempt, trial_change, trial_arm)
         self.con.execute(
             "INSERT INTO rollouts VALUES (?, ?, ?, ?, ?, ?, 'abc123', 'scripted', ?, ?, ?, ?, ?,"
-            " ?, ?, ?, 0, '', ?, ?, 0, 0, NULL, NULL, NULL, NULL, 0)",
+            " ?, ?, ?, 0, '', ?, ?, 0, 0, NULL, NULL, NULL, NULL, 0, NULL)",
             [rid, RUN, iteration, task, split, attempt, outcome, float(outcome == "pass"),
              tokens // 2, tokens - tokens // 2, len(events), duration, exit_reason, verifier_tail,
              trial_change, trial_arm],
         )
         for seq, (kind, name, content, data, *timed) in enumerate(events):
-            timings = {**dict.fromkeys(TIMINGS), "stalled": False, **(timed[0] if timed else {})}
+            timings = {**dict.fromkeys(TIMINGS), "stalled": False, "stall_ms": None,
+                       **(timed[0] if timed else {})}
             self.con.execute(
-                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, 1, 1, ?, 0, ?, ?, ?, ?, ?)",
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, 1, 1, ?, 0, ?, ?, ?, ?, ?, ?)",
                 [rid, seq, kind, name, content, json.dumps(data), timings.pop("duration_ms", 5.0),
-                 *[timings[column] for column in (*TIMINGS, "stalled")]],
+                 *[timings[column] for column in (*TIMINGS, "stalled", "stall_ms")]],
             )
         return rid
 

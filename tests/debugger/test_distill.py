@@ -183,7 +183,8 @@ def test_the_overview_shows_where_the_model_time_went(traces, tmp_path: Path) ->
     first = call(tokens_read=400, tokens_cached=0, prefill_ms=30_000.0, decode_ms=8_000.0,
                  duration_ms=38_000.0)
     after_log = call(tokens_read=2_400, tokens_cached=400, prefill_ms=170_000.0,
-                     decode_ms=8_000.0, duration_ms=178_000.0, stalled=True)
+                     decode_ms=8_000.0, duration_ms=178_000.0, stalled=True,
+                     stall_ms=150_000.0)
     after_ls = call(tokens_read=60, tokens_cached=2_800, prefill_ms=4_000.0, decode_ms=8_000.0,
                     duration_ms=12_000.0)
     traces.rollout("alpha", 1, "fail", iteration=2, exit_reason="model_stalled", events=[
@@ -195,7 +196,8 @@ def test_the_overview_shows_where_the_model_time_went(traces, tmp_path: Path) ->
     assert "prefill (reading prompts): 204 s, 2,860 prompt tokens read at 14.0 tokens/s" in section
     assert "decode (writing replies): 24 s at 0.1 tokens/s" in section  # 3 calls of 1 token
     assert "3,200 prompt tokens taken from it, 53% of all prompt tokens" in section
-    assert "stalled: 1 calls in 1 rollouts" in section
+    assert "stalled: 1 calls in 1 rollouts ran far slower than their server had, 150 s beyond" \
+        in section
     rows = [line for line in section.splitlines() if line.startswith("| [")]
     assert rows[0].startswith("| [it002-alpha-a01](rollouts/it002-alpha-a01.md) | 2 | shell |")
     assert '`{"command":"cat big.log"}`' in rows[0] and "| 9,000 | 2,400 | 170.0 |" in rows[0]

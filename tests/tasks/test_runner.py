@@ -103,15 +103,20 @@ def test_hung_model_is_a_timeout_and_the_abandoned_agent_asks_no_more(seed_harne
 
 
 def test_a_rollout_out_of_time_after_stalled_calls_says_the_model_stalled():
-    """The watchdog or the wall budget ended it, after model calls its server ran far slower
-    than it had: the machine spent the time, and the exit reason says so."""
+    """The watchdog (at 300 s) or the wall budget ended it, after model calls its server ran far
+    slower than it had. When they lost half its time or more, the machine spent it and the exit
+    reason says so; two stalls that lost 43 s (a neighbour's prefill, measured) do not hide the
+    timeout of a harness stuck in a loop."""
     check = VerifierResult(reward=0.0, passed=False, output_tail="")
     guard = _Guarded(sandbox=None)
-    stalled, calm = ModelTotals(model_calls=2, stalled_calls=1), ModelTotals(model_calls=2)
-    assert _outcome(None, guard, check, stalled) == (Outcome.TIMEOUT, "model_stalled")
-    assert _outcome(None, guard, check, calm) == (Outcome.TIMEOUT, "rollout_timeout")
+    stalled = ModelTotals(model_calls=14, stalled_calls=9, stall_s=150.0)
+    brief = ModelTotals(model_calls=14, stalled_calls=2, stall_s=43.0)
+    assert _outcome(None, guard, check, stalled, 300.0) == (Outcome.TIMEOUT, "model_stalled")
+    assert _outcome(None, guard, check, brief, 300.0) == (Outcome.TIMEOUT, "rollout_timeout")
+    assert _outcome(None, guard, check, ModelTotals(), 300.0) == (Outcome.TIMEOUT,
+                                                                  "rollout_timeout")
     agent = AgentResult(exit_reason=ExitReason.MODEL_STALLED, steps=3, tokens_in=0, tokens_out=0)
-    assert _outcome(agent, guard, check, stalled) == (Outcome.TIMEOUT, "model_stalled")
+    assert _outcome(agent, guard, check, stalled, 300.0) == (Outcome.TIMEOUT, "model_stalled")
 
 
 def test_a_timed_out_rollout_counts_its_steps_and_tokens_from_its_events(seed_harness,

@@ -46,32 +46,35 @@ def test_other_schema_version_is_refused_untouched(tmp_path):
     assert "99" in str(caught.value) and f"version {SCHEMA_VERSION}" in str(caught.value)
 
 
-def _as_version_3(path):
-    """A store as version 3 wrote it: without the columns version 4 added."""
+def _as_version(path, version):
+    """A store as `version` wrote it: without the columns later versions added."""
     with duckdb.connect(str(path)) as con:
-        for statement in MIGRATIONS[3].split(";"):
-            if "ADD COLUMN" in statement:
-                table, column = statement.split()[2], statement.split()[5]
-                con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        for step in range(version, SCHEMA_VERSION):
+            for statement in MIGRATIONS[step].split(";"):
+                if "ADD COLUMN" in statement:
+                    table, column = statement.split()[2], statement.split()[5]
+                    con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(version)])
 
 
+@pytest.mark.parametrize("version", [3, 4])
 @pytest.mark.parametrize("read_only", [True, False])
-def test_a_version_3_store_is_migrated_and_keeps_its_rows(tmp_path, read_only):
+def test_an_older_store_is_migrated_and_keeps_its_rows(tmp_path, read_only, version):
     path = tmp_path / "traces.duckdb"
     with TraceStore(path) as store:
         store.ingest_files(write(tmp_path / "r", [result("old", events=3, tokens_in=10)]))
-    _as_version_3(path)
+    _as_version(path, version)
     with duckdb.connect(str(path)) as con:
-        assert "tokens_cached" not in {r[0] for r in con.execute("DESCRIBE events").fetchall()}
+        assert "stall_ms" not in {r[0] for r in con.execute("DESCRIBE events").fetchall()}
     with TraceStore(path, read_only=read_only) as store:
         old = store.con.execute("SELECT task_id, tokens_in, model_calls, model_s, "
-                                "tokens_cached, stalled_calls FROM rollouts").fetchall()
-        events = store.con.execute("SELECT count(*), count(tokens_cached), bool_or(stalled) "
-                                   "FROM events").fetchall()
-        version = store.con.execute("SELECT value FROM meta").fetchall()
-    assert old == [("old", 10, 0, 0.0, None, 0)] and events == [(3, 0, False)]
-    assert version == [(str(SCHEMA_VERSION),)]
+                                "tokens_cached, stalled_calls, stall_s FROM rollouts").fetchall()
+        events = store.con.execute("SELECT count(*), count(tokens_cached), bool_or(stalled), "
+                                   "count(stall_ms) FROM events").fetchall()
+        now = store.con.execute("SELECT value FROM meta").fetchall()
+    # what the older version did not measure reads as its migration's default (NULL: unknown)
+    assert old == [("old", 10, 0, 0.0, None, 0, None)] and events == [(3, 0, False, 0)]
+    assert now == [(str(SCHEMA_VERSION),)]
     with TraceStore(path) as store:  # and takes new rollouts with their timings
         store.ingest_files(write(tmp_path / "s", [result("new", events=2)]))
         assert store.con.execute("SELECT count(*) FROM rollouts").fetchall() == [(2,)]
