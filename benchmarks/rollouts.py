@@ -43,6 +43,7 @@ from agent.parsing import action_schema
 from agent.recorder import clip
 from agent.tools import DONE
 from tasks.results import RolloutResult
+from tasks.task import load_suite
 from workspace.repo import SEED_DIR
 from workspace.spec import Settings, ToolSpec
 from workspace.validate import load_harness, render_system_prompt
@@ -52,7 +53,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "rollouts.json"
 RUNAWAYS = Path(__file__).parent / "fixtures" / "runaways.json"  # rollouts up to a runaway reply
 RECORDED = Path(__file__).parent / "fixtures" / "evolve-small" / "rollouts" / "it000"
 SUITE_FIXTURE = Path(__file__).parent / "fixtures" / "suite-rollouts.json"  # drawn from a suite run
-SUITE_SAMPLE = 12  # tasks drawn for it
+SUITE_SAMPLE = 8  # tasks drawn for it: about 40 minutes for both arms on 2 cores
 SAMPLE_SEED = 0
 WORKERS = 2  # conversations in flight at once
 COPY_BYTES = 256 << 20  # per copy when measuring memory bandwidth
@@ -100,13 +101,12 @@ def derive(recorded: Path = RECORDED, *, to_runaways: bool = False,
     tool's output, up to the rollout's first compaction (after it the agent sent a shorter
     history than the events hold); the instruction from the built-in suite; the seed's system
     prompt and tools. `to_runaways`: only rollouts with a reply cut as a runaway, each up to that
-    call. `sample`: the first attempts of that many tasks, drawn with a fixed seed (a suite
-    measurement holds one first attempt a task, so every task is as likely)."""
+    call. `sample`: the first attempts of that many of the built-in suite's tasks, drawn with a
+    fixed seed from its task ids (so the draw does not depend on how far a measurement got)."""
     harness = load_harness(SEED_DIR)
     results = [RolloutResult.model_validate_json(p.read_text()) for p in recorded.glob("*.json")]
     if sample is not None:
-        firsts = sorted((r for r in results if r.attempt == 0), key=lambda r: r.task_id)
-        results = random.Random(SAMPLE_SEED).sample(firsts, min(sample, len(firsts)))
+        results = _first_attempts(results, sample)
     conversations = []
     # In the order a run starts them (tasks/runner.py plan_rollouts): every task's first attempt,
     # then every task's second, so the conversations in flight together are of different tasks.
@@ -122,6 +122,15 @@ def derive(recorded: Path = RECORDED, *, to_runaways: bool = False,
     return Replay(system=render_system_prompt(harness), tools=[*harness.tools, DONE],
                   max_output_tokens=harness.spec.settings.max_output_tokens,
                   conversations=conversations)
+
+
+def _first_attempts(results: list[RolloutResult], sample: int) -> list[RolloutResult]:
+    task_ids = sorted(task.id for task, _ in load_suite(ROOT / "tasks" / "suite").items())
+    drawn = random.Random(SAMPLE_SEED).sample(task_ids, min(sample, len(task_ids)))
+    firsts = {r.task_id: r for r in results if r.attempt == 0 and r.task_id in drawn}
+    if missing := sorted(set(drawn) - set(firsts)):
+        raise SystemExit(f"no first attempt recorded for the drawn tasks {', '.join(missing)}")
+    return list(firsts.values())
 
 
 def _steps(result: RolloutResult) -> tuple[list[Step], int | None]:

@@ -5,12 +5,20 @@ grammar writes them."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
 
-from benchmarks.rollouts import FIXTURE, RECORDED, TODAY, NEW, Replay, derive, messages
+import pytest
+
+from benchmarks.rollouts import (
+    FIXTURE, NEW, RECORDED, SAMPLE_SEED, TODAY, Replay, derive, messages,
+)
 from agent.events import Event
 from tasks.results import RolloutResult
+from tasks.task import load_suite
+
+SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 
 
 def test_the_committed_fixture_is_derived_from_its_recordings():
@@ -40,19 +48,28 @@ def test_a_history_ends_at_the_rollouts_first_compaction(tmp_path: Path):
     assert cut.steps == whole.steps[:2]
 
 
-def test_a_sample_draws_first_attempts_of_tasks_with_a_fixed_seed(tmp_path: Path):
+def test_a_sample_draws_tasks_of_the_suite_and_takes_their_first_attempts(tmp_path: Path):
+    """The draw is over the suite's task ids with a fixed seed; a drawn task the recordings lack
+    is named rather than replaced by another."""
     recorded = _copy_recordings(tmp_path)
-    firsts = {RolloutResult.model_validate_json(p.read_text()).task_id
-              for p in recorded.glob("*-a00.json")}
+    task_ids = sorted(t.id for t, _ in load_suite(SUITE).items())
+    drawn = random.Random(SAMPLE_SEED).sample(task_ids, 2)
+    source = RolloutResult.model_validate_json((RECORDED / "it000-count-lines-a00.json").read_text())
+    for path in recorded.glob("*.json"):
+        path.unlink()
+    for task_id in drawn:
+        for attempt in (0, 1):
+            rollout_id = f"it000-{task_id}-a{attempt:02d}"
+            copy = source.model_copy(update={"task_id": task_id, "attempt": attempt,
+                                             "rollout_id": rollout_id})
+            (recorded / f"{rollout_id}.json").write_text(copy.model_dump_json())
 
-    drawn = derive(recorded, sample=2)
+    ids = [c.rollout_id for c in derive(recorded, sample=2).conversations]
 
-    ids = [c.rollout_id for c in drawn.conversations]
-    assert len(ids) == 2 and all(i.endswith("-a00") for i in ids)
-    assert ids == sorted(ids)  # in the order a run starts them
-    assert {i.removeprefix("it000-").removesuffix("-a00") for i in ids} <= firsts
-    assert [c.rollout_id for c in derive(recorded, sample=2).conversations] == ids
-    assert len(derive(recorded, sample=99).conversations) == len(firsts)
+    assert ids == sorted(f"it000-{task_id}-a00" for task_id in drawn)
+    (recorded / f"it000-{drawn[0]}-a00.json").unlink()
+    with pytest.raises(SystemExit, match=drawn[0]):
+        derive(recorded, sample=2)
 
 
 def test_each_arm_reads_the_recorded_replies_as_its_grammar_writes_them():
