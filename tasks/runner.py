@@ -229,10 +229,16 @@ def _rerun_notes(result: RolloutResult, earlier: list[RolloutResult]) -> list[Ev
 
 def in_pool(items: Sequence[T], work: Callable[[T], RolloutResult], workers: int
             ) -> Iterator[RolloutResult]:
-    """`work` over `items` on `workers` threads; results in the order they finish."""
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rollout") as pool:
+    """`work` over `items` on `workers` threads; results in the order they finish. When the
+    consumer stops (Ctrl-C, an error, it stops reading), the items not started never start:
+    leaving the pool's `with` waited for every queued rollout, so a Ctrl-C of a measurement or a
+    run went on for hours. Those in flight end on their own; the process waits for them at exit."""
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rollout")
+    try:
         for done in as_completed([pool.submit(work, item) for item in items]):
             yield done.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def write_results(results: Iterable[RolloutResult], out_dir: Path,

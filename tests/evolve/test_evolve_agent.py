@@ -65,8 +65,10 @@ def run(tmp_path: Path) -> Run:
         for rollout, task, split in [("r1", "fix-parser", "train"), ("r2", "count-lines", "train"),
                                      ("r3", HELDOUT, "heldout")]:
             store.con.execute(
-                "INSERT INTO rollouts VALUES (?, 'run1', 0, ?, ?, 0, 'abc', 'm', 'fail', 0, "
-                "1, 1, 1, 1.0, 'done', '', 0, '', '', '', 0, 0, NULL, NULL, NULL, NULL, 0)",
+                "INSERT INTO rollouts (rollout_id, run_id, iteration, task_id, split, attempt,"
+                " harness_commit, model, outcome, reward, tokens_in, tokens_out, steps,"
+                " duration_s, exit_reason, verifier_tail, started_at) VALUES (?, 'run1', 0, ?, ?,"
+                " 0, 'abc', 'm', 'fail', 0, 1, 1, 1, 1.0, 'done', '', 0)",
                 [rollout, task, split])
     return Run(tmp_path, repo, evidence, db)
 

@@ -12,7 +12,7 @@ from tasks.results import Outcome, RolloutResult
 from agent.events import ModelTotals
 from agent.exits import ExitReason
 from agent.loop import AgentResult
-from tasks.runner import INFRA_RERUNS, _Guarded, _outcome, plan_rollouts, run_rollouts
+from tasks.runner import INFRA_RERUNS, _Guarded, _outcome, in_pool, plan_rollouts, run_rollouts
 from tasks.verifier import VerifierResult
 from agent.clients.scripted import ScriptedModel, json_action
 
@@ -278,3 +278,34 @@ def test_harness_tools_and_middleware_run_inside_the_sandbox(hello_task, tmp_pat
     assert middleware_line.startswith("middleware ")
     assert json.loads(middleware_line.removeprefix("middleware ")) == {
         **inside, "script": "/harness/middleware/where.py"}
+
+
+@pytest.mark.parametrize("stop", ["error", "close"])
+def test_a_stopped_pool_starts_no_more_rollouts(stop):
+    """Ctrl-C or an error in the consumer, or a consumer that stops reading: the rollouts still
+    queued never start (the one in flight ends on its own), where leaving the pool used to run
+    every queued one first. One worker: the second item, if it started before the consumer
+    stopped, is held until then, so the queue cannot move past it."""
+    before = set(threading.enumerate())
+    started: list[int] = []
+    release = threading.Event()
+
+    def work(item: int):
+        started.append(item)
+        if item == 0 and stop == "error":
+            raise KeyboardInterrupt
+        if item == 1:
+            assert release.wait(60)  # a safety net only: released below
+        return item
+
+    results = in_pool(list(range(10)), work, workers=1)
+    if stop == "error":
+        with pytest.raises(KeyboardInterrupt):
+            next(results)
+    else:
+        assert next(results) == 0
+        results.close()
+    release.set()
+    for thread in set(threading.enumerate()) - before:
+        thread.join(timeout=60)
+    assert started in ([0], [0, 1])  # leaving the pool's `with` ran all ten
