@@ -1,10 +1,13 @@
-"""A rollout's budgets enforced in code: steps, total tokens, wall time and calls per tool, checked
-in one place before each model call. Reading the limits from harness.yaml is workspace/'s job."""
+"""A rollout's budgets enforced in code: steps, total tokens, wall time, calls per tool and steps
+repeated in a row, checked in one place before each model call. Reading the limits from
+harness.yaml is workspace/'s job."""
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.exits import ExitReason
 from agent.tools import ToolError
@@ -24,6 +27,25 @@ class _Usage:
     stall_s: float = 0.0  # what they took beyond their server's best rates
 
 
+class Repeats:
+    """How many steps in a row, up to the latest, were the same step."""
+
+    def __init__(self) -> None:
+        self.last: Hashable = None
+        self.in_a_row = 0
+
+    def add(self, step: Hashable) -> int:
+        self.in_a_row = self.in_a_row + 1 if step == self.last else 1
+        self.last = step
+        return self.in_a_row
+
+
+def same_step(tool: str, arguments: dict[str, Any], result: str) -> tuple[str, str, str]:
+    """A step as the repeat budget compares it: the call, its arguments and the result as the
+    model read it."""
+    return tool, json.dumps(arguments, sort_keys=True), result
+
+
 class Budget:
     def __init__(self, budgets: Budgets, max_steps: int, clock: Callable[[], float],
                  usage: _Usage | None = None) -> None:
@@ -32,6 +54,7 @@ class Budget:
         self.clock = clock
         self.usage = usage or _Usage(started=clock())
         self.steps = 0
+        self.repeats = Repeats()  # this agent's own: a sub-agent's steps are not its parent's
 
     def child(self, max_steps: int) -> Budget:
         """A sub-agent's budget: its own step limit, the rollout's tokens, time and tool calls."""
@@ -49,6 +72,8 @@ class Budget:
         # The model was told once that the tool is exhausted and asked for it again: it is stuck.
         if any(n > 1 for n in self.usage.refusals.values()):
             return ExitReason.TOOL_BUDGET
+        if 0 < self.budgets.repeated_steps <= self.repeats.in_a_row:
+            return ExitReason.REPEATING
         return None
 
     def elapsed(self) -> float:

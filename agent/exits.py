@@ -14,6 +14,7 @@ class ExitReason(StrEnum):
     TOKEN_BUDGET = "token_budget"
     WALL_TIME = "wall_time"
     TOOL_BUDGET = "tool_budget"  # the model asked again for a tool whose budget is spent
+    REPEATING = "repeating"  # the same call with the same result budgets.repeated_steps times
     MODEL_UNAVAILABLE = "model_unavailable"  # the server was unreachable: not the harness's fault
     MODEL_ERROR = "model_error"
     # Out of time, and most of the time went to model calls slowed far below their server's best

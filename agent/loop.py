@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.budget import Budget
+from agent.budget import Budget, same_step
 from agent.compaction import Transcript, step_line
 from agent.delegate import delegate_tool, skill_tool, subagent_prompt
 from agent.environment import Environment
@@ -146,8 +146,9 @@ class _Agent:
             retried = False
             self.budget.steps += 1
             result = self._act(action)
-            transcript.add(self._exchange(reply, action, result),
-                           step_line(action.tool, action.arguments, result))
+            exchange = self._exchange(reply, action, result)
+            self.budget.repeats.add(same_step(action.tool, action.arguments, exchange[-1].content))
+            transcript.add(exchange, step_line(action.tool, action.arguments, result))
             if result.final is not None:
                 return self._result(ExitReason.DONE, result.final)
         if reason == ExitReason.WALL_TIME and machine_spent(self.budget.usage.stall_s,

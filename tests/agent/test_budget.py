@@ -56,3 +56,30 @@ def test_a_tool_call_cannot_outlive_the_wall_budget(harness):
     assert result.exit_reason == "wall_time"
     error = [e for e in sink.events if e.kind == "tool_result"][0].data["error"]
     assert error["kind"] == "transient" and "60s" not in error["message"]
+
+
+def test_the_same_call_with_the_same_result_ends_the_rollout_at_the_repeat_budget(harness):
+    harness.settings(budgets={"repeated_steps": 3})
+    result, sink, model = harness.run(forever())
+    assert (result.exit_reason, result.steps, len(model.calls)) == ("repeating", 3, 3)
+    assert [e.kind for e in sink.events].count("tool_result") == 3
+
+
+def test_a_repeated_call_whose_result_changes_is_progress_not_a_loop(harness):
+    # The same command, but each run prints something new (a counter a poll would watch).
+    harness.settings(max_steps=6, budgets={"repeated_steps": 3})
+    result, _, model = harness.run(forever(command="echo x >> n; wc -l < n"))
+    assert (result.exit_reason, len(model.calls)) == ("max_steps", 6)
+
+
+def test_a_different_step_between_repeats_starts_the_count_again(harness):
+    harness.settings(max_steps=7, budgets={"repeated_steps": 3})
+    same, other = json_action("shell", command="true"), json_action("shell", command=":")
+    result, _, model = harness.run(ScriptedModel([same, same, other, same, same, other, same]))
+    assert (result.exit_reason, len(model.calls)) == ("max_steps", 7)
+
+
+def test_a_repeat_budget_of_0_never_ends_a_rollout(harness):
+    harness.settings(max_steps=8, budgets={"repeated_steps": 0})
+    result, _, model = harness.run(forever())
+    assert (result.exit_reason, len(model.calls)) == ("max_steps", 8)

@@ -70,6 +70,15 @@ def test_schema_error_names_field_and_value(harness_dir: Path) -> None:
     assert_problem(harness_dir, "harness.yaml", "settings.colour")
 
 
+def test_a_repeat_budget_of_1_is_refused_by_name(harness_dir: Path) -> None:
+    spec = yaml.safe_load((harness_dir / "harness.yaml").read_text())
+    spec["settings"]["budgets"]["repeated_steps"] = 1
+    (harness_dir / "harness.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    problem = assert_problem(harness_dir, "harness.yaml", "settings.budgets.repeated_steps",
+                             "after its first step")
+    assert problem.value == 1
+
+
 def test_all_problems_reported_at_once(harness_dir: Path) -> None:
     (harness_dir / "tools" / "shell.py").write_text("def broken(:\n")
     (harness_dir / "memory" / "LONG_TERM.md").unlink()
