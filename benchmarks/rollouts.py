@@ -8,7 +8,9 @@ Two conversations are in flight at a time, interleaved call by call, as a run wi
 sends them. An arm differs only in what it sets: the reply grammar (compact JSON or free
 whitespace; the history's replies are the recorded ones, re-serialised compactly for the compact
 arm), the bound on tool output the model reads, the slot a conversation is sent to, the
-OpenMP wait policy of the server's threads, and whether a reply that repeats itself is cut.
+OpenMP wait policy of the server's threads, whether a reply that repeats itself is cut, and the
+repeat budget (an arm whose agent would have ended a rollout on it makes none of its later calls:
+what went before is the same under both, so the recorded conversation says where it ends).
 Both arms get the same thread count and decode greedily (temperature 0), so the replies compared
 are each arm's most likely ones.
 
@@ -36,6 +38,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from agent.budget import Repeats, same_step
 from agent.clients.embedded import THREADS_ENV, EmbeddedModel, server_size
 from agent.clients.weights import WEIGHTS, ensure_weights
 from agent.model import Message
@@ -45,7 +48,7 @@ from agent.tools import DONE
 from tasks.results import RolloutResult
 from tasks.task import load_suite
 from workspace.repo import SEED_DIR
-from workspace.spec import Settings, ToolSpec
+from workspace.spec import Budgets, Settings, ToolSpec
 from workspace.validate import load_harness, render_system_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,12 +88,14 @@ class Arm(BaseModel):
     tool_output_chars: int
     bounded_spin: bool  # OpenMP's threads spin briefly at a barrier, then sleep
     cut_runaways: bool  # a reply that repeats itself is stopped (agent/clients/runaway.py)
+    repeated_steps: int  # the rollout ends after this many same steps in a row (0: never)
 
 
 TODAY = Arm(name="today", compact_json=False, slots=False, tool_output_chars=8000,
-            bounded_spin=False, cut_runaways=False)
+            bounded_spin=False, cut_runaways=False, repeated_steps=0)
 NEW = Arm(name="new", compact_json=True, slots=True,
-          tool_output_chars=Settings().tool_output_chars, bounded_spin=True, cut_runaways=True)
+          tool_output_chars=Settings().tool_output_chars, bounded_spin=True, cut_runaways=True,
+          repeated_steps=Budgets().repeated_steps)
 UNCUT = NEW.model_copy(update={"name": "uncut", "cut_runaways": False})  # the cut's own effect
 AGAINST = {arm.name: arm for arm in (TODAY, UNCUT)}
 
@@ -157,10 +162,28 @@ def messages(replay: Replay, conversation: Conversation, call: int, arm: Arm) ->
             Message(role="user", content=conversation.instruction)]
     for step in conversation.steps[:call]:
         reply = _as_written(step.reply, compact=arm.compact_json)
-        output = clip(step.output, arm.tool_output_chars)
         sent += [Message(role="assistant", content=reply),
-                 Message(role="user", content=f"Result of {step.tool}:\n{output}")]
+                 Message(role="user", content=_answer(step, arm))]
     return [m.model_dump() for m in sent]
+
+
+def _answer(step: Step, arm: Arm) -> str:
+    return f"Result of {step.tool}:\n{clip(step.output, arm.tool_output_chars)}"
+
+
+def calls_made(conversation: Conversation, arm: Arm) -> int:
+    """How many of the recorded calls an agent under `arm` makes: its repeat budget ends the
+    rollout after the step that makes `arm.repeated_steps` same steps in a row (agent/budget.py)."""
+    repeats = Repeats()
+    for made, step in enumerate(conversation.steps, start=1):
+        try:
+            action = json.loads(step.reply)
+            call = (action["tool"], action["arguments"])
+        except (json.JSONDecodeError, KeyError, TypeError):
+            call = (step.reply, {})
+        if 0 < arm.repeated_steps <= repeats.add(same_step(*call, _answer(step, arm))):
+            return made
+    return len(conversation.steps)
 
 
 def _as_written(reply: str, *, compact: bool) -> str:
@@ -256,6 +279,7 @@ def replay(data: Replay, arms: list[Arm], threads: int) -> dict[str, list[dict[s
     servers = {arm.name: Server(arm, threads) for arm in arms}
     schema = action_schema(data.tools, data.max_output_tokens)
     calls: dict[str, list[dict[str, Any]]] = {arm.name: [] for arm in arms}
+    made = {arm.name: [calls_made(c, arm) for c in data.conversations] for arm in arms}
     try:
         for n, (index, call) in enumerate(schedule(data.conversations)):
             conversation = data.conversations[index]
@@ -263,6 +287,8 @@ def replay(data: Replay, arms: list[Arm], threads: int) -> dict[str, list[dict[s
                 if call is None:
                     servers[arm.name].ask({"op": "end", "conversation": conversation.rollout_id})
                     continue
+                if call >= made[arm.name][index]:
+                    continue  # the arm's agent ended this rollout on its repeat budget
                 answer = servers[arm.name].ask({
                     "op": "call", "conversation": conversation.rollout_id,
                     "messages": messages(data, conversation, call, arm), "schema": schema,
@@ -351,7 +377,8 @@ def main() -> None:
     print(f"replay_s: {time.perf_counter() - started:.0f} s")
     rollouts = len(data.conversations)
     print(f"rollouts: {rollouts} rollouts")
-    print(f"model_calls: {len(calls[NEW.name])} calls per arm")
+    for arm in (NEW, against):
+        print(f"{arm.name}_model_calls: {len(calls[arm.name])} calls")
     for arm in (NEW, against):
         print(f"{arm.name}_runaways_cut: {sum(c['runaway'] for c in calls[arm.name])} replies")
     old, new = figures(calls[against.name], rollouts), figures(calls[NEW.name], rollouts)

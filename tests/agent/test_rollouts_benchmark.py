@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.rollouts import (
-    FIXTURE, NEW, RECORDED, SAMPLE_SEED, TODAY, Replay, derive, messages,
+    FIXTURE, NEW, RECORDED, SAMPLE_SEED, TODAY, Conversation, Replay, Step, calls_made, derive,
+    messages,
 )
 from agent.events import Event
 from tasks.results import RolloutResult
@@ -83,3 +84,19 @@ def test_each_arm_reads_the_recorded_replies_as_its_grammar_writes_them():
     assert json.loads(today) == json.loads(new) == recorded
     assert today == json.dumps(recorded, indent=2, ensure_ascii=False)
     assert new == json.dumps(recorded, separators=(",", ":"), ensure_ascii=False)
+
+
+def _step(command: str, output: str) -> Step:
+    reply = json.dumps({"thought": "t", "tool": "shell", "arguments": {"command": command}})
+    return Step(reply=reply, tool="shell", output=output)
+
+
+def test_an_arm_with_a_repeat_budget_makes_no_call_after_the_loop_it_ends():
+    loop = [_step("ls", "a"), _step("cat x", "No such file"), _step("cat x", "No such file"),
+            _step("cat x", "No such file"), _step("cat x", "No such file"), _step("ls", "a")]
+    conversation = Conversation(rollout_id="r", instruction="i", steps=loop)
+    assert NEW.repeated_steps == 3 and TODAY.repeated_steps == 0
+    assert calls_made(conversation, NEW) == 4  # the third `cat x` in a row is its last call
+    assert calls_made(conversation, TODAY) == 6
+    polled = [_step("wc -l log", f"{n}") for n in range(5)]  # same call, a new result each time
+    assert calls_made(Conversation(rollout_id="p", instruction="i", steps=polled), NEW) == 5
