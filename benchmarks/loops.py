@@ -21,6 +21,7 @@ from tasks.results import RolloutResult
 from workspace.spec import Budgets, Settings
 
 MEASURED = (Path(__file__).parent / "results" / "suite" / "embedded-k4-all")
+READ_CHARS = Settings().tool_output_chars  # the seed's, which the measurement ran
 
 
 class Loop(BaseModel):
@@ -40,8 +41,8 @@ def ended_loop(result: RolloutResult, repeated_steps: int) -> Loop | None:
         if event.kind == "tool_call":
             call = (event.name, event.data.get("arguments") or {})
         elif event.kind == "tool_result" and call is not None:
-            read = f"Result of {call[0]}:\n{clip(event.content, Settings().tool_output_chars)}"
-            steps.append((same_step(*call, read), event.ts))
+            # What the model read of it; the loop's "Result of <tool>:" adds nothing to compare.
+            steps.append((same_step(*call, clip(event.content, READ_CHARS)), event.ts))
             call = None
     for step, (compared, at) in enumerate(steps, start=1):
         if repeats.add(compared) >= repeated_steps:
