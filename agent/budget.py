@@ -41,8 +41,8 @@ class Repeats:
 
 
 def same_step(tool: str, arguments: dict[str, Any], result: str) -> tuple[str, str, str]:
-    """A step as the repeat budget compares it: the call, its arguments and the result as the
-    model read it."""
+    """A step as the repeat budget compares it: the call as the model made it, and the result as
+    its tool returned it (the loop's _count_step)."""
     return tool, json.dumps(arguments, sort_keys=True), result
 
 

@@ -24,6 +24,7 @@ from workspace.spec import LoadedHarness, Settings, SubagentSpec, ToolSpec
 from workspace.validate import render_system_prompt
 
 MIN_TOOL_SECONDS = 1.0  # a tool started just before the wall budget ends still gets a moment
+BLOCKED = "(blocked by middleware)"  # a blocked call's result for the repeat budget: nothing ran
 
 
 class AgentResult(BaseModel):
@@ -146,9 +147,8 @@ class _Agent:
             retried = False
             self.budget.steps += 1
             result = self._act(action)
-            exchange = self._exchange(reply, action, result)
-            self.budget.repeats.add(same_step(action.tool, action.arguments, exchange[-1].content))
-            transcript.add(exchange, step_line(action.tool, action.arguments, result))
+            transcript.add(self._exchange(reply, action, result),
+                           step_line(action.tool, action.arguments, result))
             if result.final is not None:
                 return self._result(ExitReason.DONE, result.final)
         if reason == ExitReason.WALL_TIME and machine_spent(self.budget.usage.stall_s,
@@ -226,17 +226,27 @@ class _Agent:
         if isinstance(checked, str):
             result = refused("permanent", f"blocked by middleware: {checked}",
                              "choose a different action")
+            self._count_step(action, BLOCKED)
         elif (exhausted := self.budget.admit_tool(checked.tool)) is not None:
             result = ToolResult(error=exhausted)
+            self._count_step(action, result.text())
         else:
-            result = self.middleware.after_tool(
-                checked.tool, self.registry.call(checked.tool, checked.arguments))
+            result = self.registry.call(checked.tool, checked.arguments)
+            self._count_step(action, result.text())
+            result = self.middleware.after_tool(checked.tool, result)
         error = result.error.model_dump() if result.error else None
         self.recorder.emit("tool_result", name=action.tool, content=result.text(),
                            limit=TOOL_OUTPUT_LIMIT,
                            duration_ms=(time.perf_counter() - started) * 1000,
                            data={"exit_code": result.exit_code, "error": error})
         return result
+
+    def _count_step(self, action: Action, result_text: str) -> None:
+        """Count a step for the repeat budget: the call as the model made it and the result as its
+        tool returned it, clipped as the model reads it. Neither goes through middleware, whose
+        text (a refusal that counts itself, a hint) is the harness's and could hide a loop."""
+        self.budget.repeats.add(same_step(action.tool, action.arguments,
+                                          clip(result_text, self.settings.tool_output_chars)))
 
     def _exchange(self, reply: ModelReply, action: Action, result: ToolResult) -> list[Message]:
         text = clip(result.text(), self.settings.tool_output_chars)

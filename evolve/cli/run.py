@@ -74,6 +74,8 @@ def init(
     starter_library: bool = typer.Option(True, "--starter-library/--no-starter-library",
                                          help="Offer the starter library's remedies (shipped "
                                          "with evoharness) that match the failures."),
+    max_changes: int = typer.Option(3, "--max-changes", help="Changes the evolve agent may "
+                                    "commit per iteration; each gets its own trial."),
     trial_rollouts: int = typer.Option(None, "--trial-rollouts", help="Cap on one change's paired "
                                        "probe rollouts (run.yaml verdicts.max_rollouts, default "
                                        "100): a smaller cap costs less and shows only larger "
@@ -107,7 +109,7 @@ def init(
         model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
         unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
         ray_address=ray_address, environment=environment, engine=engine,
-        stop={"iterations": iterations},
+        max_changes=max_changes, stop={"iterations": iterations},
         exam={"k": exam_k, "baseline": exam_baseline, "picks": exam_picks},
         split=split and split.model_dump(), library=library and library.resolve(),
         starter_library=starter_library,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from tests.agent.conftest import last_text
+from tests.agent.test_middleware import RUNNER
 from agent.clients.scripted import ScriptedModel, json_action
 
 
@@ -83,3 +84,38 @@ def test_a_repeat_budget_of_0_never_ends_a_rollout(harness):
     harness.settings(max_steps=8, budgets={"repeated_steps": 0})
     result, _, model = harness.run(forever())
     assert (result.exit_reason, len(model.calls)) == ("max_steps", 8)
+
+
+# Hooks that make every repeat of a call look new: a refusal that counts itself, and a note that
+# changes each time. A hook is a fresh process, so the count comes from its context's history.
+COUNTING_REFUSAL = """
+def before_tool(call, context):
+    seen = sum(1 for old in context["history"] if old["arguments"] == call["arguments"])
+    if seen:
+        return {"block": f"you ran this before (refused {seen} times now)"}
+""" + RUNNER.replace('(request["payload"])', '(request["payload"], request["context"])')
+
+CHANGING_NOTE = """
+import time
+def after_tool(result):
+    result["output"] += f"[checked at {time.time_ns()}]"
+    return result
+""" + RUNNER
+
+
+def test_middleware_text_cannot_hide_a_loop_from_the_repeat_budget(harness):
+    # Without the budget these run to max_steps: each result the model reads differs.
+    harness.settings(max_steps=10, budgets={"repeated_steps": 3})
+    harness.add("middleware", "refuse", "middleware/refuse.py", COUNTING_REFUSAL)
+    result, sink, model = harness.run(forever())
+    assert "refused 2 times now" in last_text(model)
+    # ran once, then refused: the refused calls are the same step (nothing ran) three times
+    assert (result.exit_reason, len(model.calls)) == ("repeating", 4)
+
+
+def test_a_note_added_after_the_tool_does_not_make_a_repeat_progress(harness):
+    harness.settings(max_steps=10, budgets={"repeated_steps": 3})
+    harness.add("middleware", "note", "middleware/note.py", CHANGING_NOTE)
+    result, _, model = harness.run(forever())
+    assert "[checked at" in last_text(model)
+    assert (result.exit_reason, len(model.calls)) == ("repeating", 3)

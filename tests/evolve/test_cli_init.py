@@ -1,6 +1,6 @@
 """`evoharness init` through the CLI: the default model follows OLLAMA_HOST as the README says,
 `--subset demo` takes the suite's demo tasks, the unsafe flag is recorded for the loop, and
-`--trial-rollouts` caps each change's trial."""
+`--trial-rollouts` caps each change's trial and `--max-changes` the changes per iteration."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -117,6 +117,16 @@ def test_trial_rollouts_caps_each_changes_probe_and_a_cap_below_one_pair_is_refu
     assert exited.value.code == 2
     said = capsys.readouterr().err
     assert "verdicts.max_rollouts" in said and "1" in said and not (tmp_path / "bad").exists()
+
+
+def test_max_changes_is_kept_for_the_evolve_agent_and_0_is_refused(tmp_path, capsys):
+    assert _init(tmp_path / "default", "--subset", "demo")["max_changes"] == 3
+    _init(tmp_path / "one", "--subset", "demo", "--max-changes", "1")
+    with open_run(tmp_path / "one") as run:
+        assert run.config.max_changes == 1
+    with pytest.raises(SystemExit) as exited:
+        main(["init", str(tmp_path / "bad"), "--subset", "demo", "--max-changes", "0"])
+    assert exited.value.code == 2 and "max_changes" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("given, stored, n", [
