@@ -14,13 +14,16 @@ import time
 from collections.abc import Callable
 
 from evoharness.errors import EvoError
+from evoharness.files import write_model
 from manifests.history import TaskCounts
+from tasks.results import RolloutResult, rollout_id
 from traces.queries import iteration_totals
 
 from .best_of import BestOf, baseline_arm, baseline_record, best_of, pick_counts, run_picks
 from .compare import InfraErrors, bonferroni, compare
 from .cost import evolution_cost
-from .evaluation import Arm, EvalDir, Progress, arm_counts, arm_infra, new_plan, run_plan
+from .evaluation import (Arm, EvalDir, EvalPlan, Progress, arm_counts, arm_infra, new_plan,
+                         run_plan)
 from .ledger import Phase
 from .ledger.records import BestOfRecord, EvolutionCost, ExamArm, ExamRecord
 from .rollouts import run_executor
@@ -53,11 +56,12 @@ def examine(run: Run, say: Say = lambda _: None, progress: Progress | None = Non
     runs = [_arm(run, a) for a in _runs(arms)]
     plan = folder.start(new_plan(exam_id, runs + ([baseline_arm(baseline, runs[0])]
                                                   if baseline else [])))
+    reused = reuse_first_evaluation(run, folder, plan)
     tasks = len(run.heldout_ids)
     labels = [a.label for a in arms] + ([baseline.label] if baseline else [])
     say(f"exam {exam_id}: {', '.join(labels)} on {tasks} held-out "
-        f"tasks, k={run.config.exam.k} ({sum(a.k for a in plan.arms) * tasks} rollouts; stored "
-        "ones are not run again)")
+        f"tasks, k={run.config.exam.k} ({sum(a.k for a in plan.arms) * tasks} rollouts, "
+        f"{reused} of the seed's from iteration 0's evaluation; stored ones are not run again)")
     if baseline:
         say(f"  {baseline.label}: {baseline.picks} picks per task, each the model's choice among "
             f"{baseline.n} fresh attempts ({baseline.picks * baseline.n * tasks} rollouts)")
@@ -68,8 +72,37 @@ def examine(run: Run, say: Say = lambda _: None, progress: Progress | None = Non
         counts[baseline.name] = pick_counts(folder, plan, picks)
         spent = baseline_record(baseline, folder, plan, picks)
     record = _record(run, exam_id, iteration, arms, counts, arm_infra(folder, plan), spent, cost)
+    record = record.model_copy(update={"reused_rollouts": reused})
     run.ledger.record_exam(record)
     return record
+
+
+def reuse_first_evaluation(run: Run, folder: EvalDir, plan: EvalPlan) -> int:
+    """Store iteration 0's held-out rollouts of the seed as the exam's seed arms' (the seed's
+    attempts first, then the seed again's), so the exam does not pay twice for one measurement.
+    They are fair draws: the seed is fixed before the run and no choice of the loop or the exam
+    reads held-out results (the best iteration is chosen on train). Returns how many the folder
+    holds from there; the exam runs the rest."""
+    numbers = [n for n, arm in enumerate(plan.arms) if arm.name in (SEED, SEED_AGAIN)]
+    seed = plan.arms[numbers[0]]
+    found: dict[str, list[RolloutResult]] = {}
+    for path in sorted(run.paths.rollouts(0).glob("*.json")):
+        result = RolloutResult.model_validate_json(path.read_bytes())
+        if (result.split == "heldout" and not result.trial_change and result.task_id in seed.tasks
+                and run.repo.tree_id(result.harness_commit) == seed.tree):
+            found.setdefault(result.task_id, []).append(result)
+    reused = 0
+    for task, results in found.items():
+        results.sort(key=lambda r: r.attempt)
+        for slot, result in enumerate(results[:len(numbers) * seed.k]):
+            number, attempt = numbers[slot // seed.k], slot % seed.k
+            target = folder.rollouts / f"{rollout_id(number, task, attempt)}.json"
+            if not target.exists():
+                write_model(target, result.model_copy(update=dict(
+                    rollout_id=target.stem, run_id=plan.eval_id, iteration=number,
+                    attempt=attempt)))
+            reused += 1
+    return reused
 
 
 def _exam_arms(run: Run) -> list[ExamArm] | None:

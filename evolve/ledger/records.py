@@ -219,6 +219,8 @@ class ExamRecord(BaseModel):
     note: str | None = None  # e.g. the final harness is the seed (no change was kept)
     baseline: BestOfRecord | None = None
     cost: EvolutionCost | None = None  # None in exams recorded before it was measured
+    # The seed's rollouts taken from iteration 0's evaluation of it (exam.reuse_first_evaluation)
+    reused_rollouts: int = 0
 
     @property
     def headline(self) -> Comparison | None:

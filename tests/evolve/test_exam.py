@@ -27,6 +27,7 @@ from evolve.report.build import render_report
 from evolve.report.data import collect
 from evolve.loop import evaluate_once, evolve
 from evolve.run import init_run, open_run, read_run
+from tasks.results import RolloutResult
 from tests.fixtures import hiding
 from tests.fixtures.e2e_agents import (
     HELPFUL_RULE, agents, change, done, solve_rule, wait, write_script,
@@ -177,6 +178,35 @@ def test_with_no_change_kept_the_exam_says_the_final_harness_is_the_seed(tmp_pat
     [exam] = read_run(run_dir)[1].exams()
     assert exam.comparisons == [] and exam.note == "the final harness is the seed (no change was kept)"
     assert exam.note in shown and "noise floor (seed vs seed again): no difference shown" in shown
+
+
+def test_the_exam_takes_the_seeds_held_out_rollouts_from_iteration_0_and_runs_none_again(
+        tmp_path: Path) -> None:
+    """With calibration, iteration 0 ran the seed k x 2 times on every held-out task: the exam's
+    seed and seed-again arms at k = 2 x 1 are all there, relabelled, so the exam runs nothing."""
+    run_dir = make_run(tmp_path, agents(tmp_path / "s.yaml", [], solves_with=[HELPFUL_RULE]),
+                       calibration=True, exam={"k": 1})
+    evaluate_once(run_dir, lambda _: None)
+    loop = {(r.task_id, r.attempt): r for r in
+            map(_result, (run_dir / "iterations/it000/rollouts").glob("*.json"))
+            if r.split == "heldout"}
+
+    shown = " ".join(cli("exam", str(run_dir)).split())
+
+    [exam] = read_run(run_dir)[1].exams()
+    assert exam.reused_rollouts == 2 * len(HELDOUT) and f"{2 * len(HELDOUT)} of the seed's" in shown
+    assert shown.count(" pass ") + shown.count(" fail ") == 0  # no rollout ran
+    stored = [_result(p) for p in (run_dir / "exams" / exam.exam_id / "rollouts").glob("*.json")]
+    assert sorted((r.iteration, r.task_id, r.attempt) for r in stored) == sorted(
+        (arm, task, 0) for arm in (0, 1) for task in {task for task, _ in loop})
+    for r in stored:  # the seed arm holds attempt 0 of the loop, the seed again attempt 1
+        assert (r.run_id, r.outcome, r.events) == (exam.exam_id, loop[r.task_id, r.iteration].outcome,
+                                                   loop[r.task_id, r.iteration].events)
+    assert exam.noise_floor.n == len(HELDOUT)
+
+
+def _result(path: Path) -> RolloutResult:
+    return RolloutResult.model_validate_json(path.read_bytes())
 
 
 @pytest.mark.slow
