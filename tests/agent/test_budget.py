@@ -1,6 +1,8 @@
 """agent/budget.py through the loop: each budget stops the rollout with its exit reason."""
 from __future__ import annotations
 
+import pytest
+
 from tests.agent.conftest import last_text
 from tests.agent.test_middleware import RUNNER
 from agent.clients.scripted import ScriptedModel, json_action
@@ -103,19 +105,15 @@ def after_tool(result):
 """ + RUNNER
 
 
-def test_middleware_text_cannot_hide_a_loop_from_the_repeat_budget(harness):
+@pytest.mark.parametrize("hook, shown, calls", [
+    # ran once, then refused: the refused calls are the same step (nothing ran) three times
+    (COUNTING_REFUSAL, "refused 2 times now", 4),
+    (CHANGING_NOTE, "[checked at", 3),
+], ids=["counting-refusal", "changing-note"])
+def test_middleware_text_cannot_hide_a_loop_from_the_repeat_budget(harness, hook, shown, calls):
     # Without the budget these run to max_steps: each result the model reads differs.
     harness.settings(max_steps=10, budgets={"repeated_steps": 3})
-    harness.add("middleware", "refuse", "middleware/refuse.py", COUNTING_REFUSAL)
-    result, sink, model = harness.run(forever())
-    assert "refused 2 times now" in last_text(model)
-    # ran once, then refused: the refused calls are the same step (nothing ran) three times
-    assert (result.exit_reason, len(model.calls)) == ("repeating", 4)
-
-
-def test_a_note_added_after_the_tool_does_not_make_a_repeat_progress(harness):
-    harness.settings(max_steps=10, budgets={"repeated_steps": 3})
-    harness.add("middleware", "note", "middleware/note.py", CHANGING_NOTE)
+    harness.add("middleware", "hook", "middleware/hook.py", hook)
     result, _, model = harness.run(forever())
-    assert "[checked at" in last_text(model)
-    assert (result.exit_reason, len(model.calls)) == ("repeating", 3)
+    assert shown in last_text(model)
+    assert (result.exit_reason, len(model.calls)) == ("repeating", calls)
