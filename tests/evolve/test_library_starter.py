@@ -106,6 +106,22 @@ def test_done_guard_refuses_an_early_done_once_and_turns_a_fail_into_a_pass(tmp_
     assert (early.exit_reason, early.steps) == ("done", 2)
 
 
+def test_done_guard_shows_the_output_beside_the_task_so_a_wrong_format_is_fixed(
+        tmp_path: Path) -> None:
+    """The 1.5B on count-lines wrote `wc -l FILE`'s whole line where digits only were asked for,
+    printed it, and called done: the guard puts the file beside the task's words about it."""
+    replies = [shell("wc -l /app/poem.txt > /app/line_count.txt"), DONE,
+               shell("wc -l < /app/poem.txt > /app/line_count.txt"), DONE]
+    seed, _ = rollout(tmp_path, harness(tmp_path, None), COUNT_LINES, replies)
+    guarded, _ = rollout(tmp_path, harness(tmp_path, "done-guard"), COUNT_LINES, replies)
+    assert (seed.outcome.value, seed.steps) == ("fail", 2)
+    assert (guarded.outcome.value, guarded.steps) == ("pass", 4)
+    check = results(guarded)[1]
+    assert "check your output against the task" in check
+    assert "/app/line_count.txt holds (each line quoted):\n    '14 /app/poem.txt'\n" in check
+    assert '"Write just that number (digits only' in check
+
+
 def test_repeat_breaker_refuses_the_same_call_and_quotes_what_it_returned(tmp_path: Path) -> None:
     loop = shell("cat notes.txt")
     guarded, _ = rollout(tmp_path, harness(tmp_path, "repeat-breaker"), HELLO,
