@@ -12,8 +12,10 @@ compare` and SQL read it too), DIR/<model>-k<k>-<selection>[-<harness>]: run the
 again to finish a killed run (stored rollouts are not run again) or to print a finished one
 without running anything. A measurement longer than one sitting goes on on another machine with
 `--keep KEPT`: the rollout files are copied from KEPT/<same name>/ before running and back after
-(commit them), and stored ones are not run again. Prints one line per task, then `metric: value
-unit` lines."""
+(commit them), and stored ones are not run again. `--run RUN` runs nothing: it reads a run's
+baseline instead (iteration 0, the seed on the run's model: k rollouts per task, 2k when
+calibrated), so a night on the built-in suite measures it on the way. Prints one line per task,
+then `metric: value unit` lines."""
 from __future__ import annotations
 
 import argparse
@@ -190,6 +192,67 @@ def measure(folder_path: Path, suite: Suite, task_ids: list[str], *, model: str,
     return counts, Stored(seconds=[r[1] for r in rows], outcomes=Counter(r[0] for r in rows)), ran
 
 
+class Measured(BaseModel):
+    """What the benchmark prints from: the tasks chosen and their stored rollouts."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    suite: Suite
+    chosen: list[str]
+    counts: dict[str, TaskCounts]
+    stored: Stored
+    ran: int  # rollouts this call ran
+
+
+def from_run(run_dir: Path) -> Measured:
+    """A run's baseline on the built-in suite, read, not run."""
+    from evolve.config import load_config
+    from traces.queries import EVALUATION, pass_counts
+    from traces.store import TraceStore
+
+    paths, config = load_config(run_dir)
+    if Path(config.tasks).resolve() != SUITE:
+        raise EvoError("not a run on the built-in suite", file=paths.config, field="tasks",
+                       value=str(config.tasks), hint=f"the benchmark measures {SUITE}")
+    suite = load_suite(SUITE, config.split)
+    chosen = [t.id for t, _ in suite.items()
+              if config.task_ids is None or t.id in config.task_ids]
+    print(f"{len(chosen)} tasks on {config.model}: the baseline of {run_dir}", file=sys.stderr)
+    with TraceStore(paths.db, read_only=True) as store:
+        counts = {task: TaskCounts(passes=c.passes, total=c.n)
+                  for task, c in pass_counts(store.con, config.run_id, 0).items()}
+        rows = store.con.execute(
+            f"SELECT outcome, duration_s FROM rollouts WHERE run_id = ? AND iteration = 0 "
+            f"AND {EVALUATION}", [config.run_id]).fetchall()
+    return Measured(suite=suite, chosen=chosen, counts=counts, ran=0,
+                    stored=Stored(seconds=[r[1] for r in rows],
+                                  outcomes=Counter(r[0] for r in rows)))
+
+
+def run_benchmark(args: argparse.Namespace) -> Measured:
+    """Run (or finish) the measurement the options ask for."""
+    from evolve.cli.run import default_model
+
+    model = args.model or default_model()
+    task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
+    suite = load_suite(SUITE)
+    chosen = select(suite, args.subset, task_ids)
+    folder = eval_dir(args.dir, model, args.k, args.subset, task_ids, args.harness)
+    print(f"{len(chosen)} tasks x k={args.k} on {model}, stored in {folder}", file=sys.stderr)
+    kept = args.keep / folder.name if args.keep else None
+    if kept is not None:
+        print(f"{carry(kept, folder / 'rollouts')} rollouts carried in from {kept}",
+              file=sys.stderr)
+    try:
+        counts, stored, ran = measure(folder, suite, chosen, model=model,
+                                      harness=args.harness or str(SEED_DIR), k=args.k,
+                                      workers=args.workers, rollout_timeout=args.rollout_timeout)
+    finally:  # a killed measurement keeps what it finished
+        if kept is not None:
+            print(f"{carry(folder / 'rollouts', kept)} rollouts kept in {kept}", file=sys.stderr)
+    return Measured(suite=suite, chosen=chosen, counts=counts, stored=stored, ran=ran)
+
+
 def parser() -> argparse.ArgumentParser:
     found = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     found.add_argument("-k", type=int, default=4, help="rollouts per task (default 4)")
@@ -204,6 +267,8 @@ def parser() -> argparse.ArgumentParser:
                        help=f"where evaluations are stored (default {DEFAULT_DIR})")
     found.add_argument("--keep", type=Path, help="a folder to commit (e.g. benchmarks/results/"
                        "suite): rollout files are copied from it before running and back after")
+    found.add_argument("--run", type=Path, help="read a run's baseline (iteration 0, the seed) "
+                       "instead of running anything; the other options are then not used")
     return found
 
 
@@ -217,41 +282,21 @@ def carry(source: Path, target: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from evolve.cli.run import default_model
-
     args = parser().parse_args(argv)
     if args.k < 1:
         parser().error("-k must be at least 1")
-    model = args.model or default_model()
-    task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
     start = time.monotonic()
     try:
-        suite = load_suite(SUITE)
-        chosen = select(suite, args.subset, task_ids)
-        folder = eval_dir(args.dir, model, args.k, args.subset, task_ids, args.harness)
-        print(f"{len(chosen)} tasks x k={args.k} on {model}, stored in {folder}", file=sys.stderr)
-        kept = args.keep / folder.name if args.keep else None
-        if kept is not None:
-            print(f"{carry(kept, folder / 'rollouts')} rollouts carried in from {kept}",
-                  file=sys.stderr)
-        try:
-            counts, stored, ran = measure(folder, suite, chosen, model=model,
-                                           harness=args.harness or str(SEED_DIR), k=args.k,
-                                           workers=args.workers,
-                                           rollout_timeout=args.rollout_timeout)
-        finally:  # a killed measurement keeps what it finished
-            if kept is not None:
-                print(f"{carry(folder / 'rollouts', kept)} rollouts kept in {kept}",
-                      file=sys.stderr)
+        found = from_run(args.run) if args.run is not None else run_benchmark(args)
     except EvoError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    rows = rates(suite, counts)
+    rows = rates(found.suite, found.counts)
     print("\n".join(table(rows)))
-    print("\n".join(metrics(rows, stored)))
-    # every rollout of these was an infra error: no rate, said rather than hidden
-    print(f"tasks_without_a_scored_rollout: {len(set(chosen) - set(counts))} tasks")
-    print(f"rollouts_run_now: {ran} rollouts")
+    print("\n".join(metrics(rows, found.stored)))
+    # every rollout of these was an infra error (or is not run yet): no rate, said, not hidden
+    print(f"tasks_without_a_scored_rollout: {len(set(found.chosen) - set(found.counts))} tasks")
+    print(f"rollouts_run_now: {found.ran} rollouts")
     print(f"wall_seconds_now: {time.monotonic() - start:.0f} s")
     return 0
 

@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from benchmarks.suite import eval_dir, rates, select, spread
 from evoharness.errors import EvoError
+from evolve.cli import app
+from evolve.loop import evolve
 from manifests.history import TaskCounts
 from tasks.task import load_suite
 from tests.fixtures.e2e_agents import action, write_script
@@ -94,3 +97,39 @@ def test_the_benchmark_runs_stores_and_resumes(tmp_path):
         assert figures == [line for line in again.stdout.splitlines()
                            if not line.startswith(("rollouts_run_now", "wall_"))]
     assert len(list((tmp_path / "kept").glob("*/*.json"))) == 4
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_the_benchmark_reads_a_runs_baseline_instead_of_running(tmp_path):
+    """A night on the built-in suite measures it on the way: its calibrated baseline is 2k
+    rollouts of the seed per task; a run on another suite is refused, naming the field."""
+    solve = (SUITE / "count-lines" / "solution" / "solve.sh").read_text()
+    model = write_script(tmp_path / "agent.yaml", [
+        {"when": {"instruction_has": ["/app/poem.txt"]},
+         "replies": [action("shell", command=solve)]}])
+    made = CliRunner().invoke(app, ["init", str(tmp_path / "night"), "--model", model,
+                                    "--subset", "count-lines,fix-ini-port,top-ips", "-k", "1",
+                                    "--iterations", "0", "--exam-k", "1"])
+    assert made.exit_code == 0, made.output
+    evolve(tmp_path / "night", iterations=None, resume=False, say=lambda _: None)
+
+    read = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "suite.py"), "--run",
+                           str(tmp_path / "night")], capture_output=True, text=True, cwd=ROOT,
+                          timeout=600)
+    assert read.returncode == 0, read.stderr[-2000:]
+    lines = read.stdout.splitlines()
+    for task, split, counted in (("count-lines", "train", "2/2"), ("fix-ini-port", "train", "0/2"),
+                                 ("top-ips", "heldout", "0/2")):
+        assert any(line.split()[:2] == [task, split] and line.split()[4] == counted
+                   for line in lines), (task, read.stdout)
+    for figure in ("tasks_measured: 3 tasks", "rollouts_pass: 2 rollouts",
+                   "rollouts_fail: 4 rollouts", "rollouts_run_now: 0 rollouts"):
+        assert figure in lines, (figure, read.stdout)
+
+    other = ROOT / "tests" / "fixtures" / "e2e_suite"
+    assert CliRunner().invoke(app, ["init", str(tmp_path / "other"), "--tasks", str(other),
+                                    "--model", model]).exit_code == 0
+    refused = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "suite.py"), "--run",
+                              str(tmp_path / "other")], capture_output=True, text=True, cwd=ROOT)
+    assert refused.returncode == 2
+    assert "not a run on the built-in suite" in refused.stderr and "tasks" in refused.stderr
