@@ -33,7 +33,7 @@ class Plan(BaseModel):
     probe_cap: int  # one change's paired probe, at most
     screen_cap: int  # one change's regression screen, at most (every train task at its cap)
     exam: int  # its seed (twice), final and best harness; with a best-of-N baseline of known N,
-    # its attempts too
+    # its attempts too; less the seed's rollouts it takes from the baseline
     exam_of_seed: int  # the exam when no change is kept: the seed twice (and the baseline)
     baseline_unsized: bool = False  # a best-of baseline whose N is the evolution's own spend
 
@@ -66,12 +66,14 @@ def plan(config: RunConfig, train: int, heldout: int) -> Plan:
     evaluation = (train + heldout) * config.k
     exam = config.exam
     best_of = heldout * (exam.picks or exam.k) * (exam.best_of_n or 0)
+    # the exam's seed arms take the baseline's held-out rollouts of the seed (evolve/exam.py)
+    reused = heldout * min(exam.k * SEED_RUNS, config.k * (2 if config.calibration else 1))
     return Plan(evaluations=config.stop.iterations + 1, evaluation=evaluation,
                 baseline_extra=evaluation if config.calibration else 0,
                 changes=config.max_changes, probe_cap=config.verdicts.max_rollouts,
                 screen_cap=config.verdicts.screen_max_rollouts * train,
-                exam=heldout * exam.k * EXAM_RUNS + best_of,
-                exam_of_seed=heldout * exam.k * SEED_RUNS + best_of,
+                exam=heldout * exam.k * EXAM_RUNS + best_of - reused,
+                exam_of_seed=heldout * exam.k * SEED_RUNS + best_of - reused,
                 baseline_unsized=exam.baseline is not None and exam.best_of_n is None)
 
 

@@ -16,16 +16,19 @@ DEMO = RunConfig(run_id="demo", tasks="tasks/suite", k=2, stop={"iterations": 2}
                  exam={"k": 2}, verdicts={"max_rollouts": 24})
 
 
-def test_the_readme_s_main_job_allows_54_to_944_rollouts() -> None:
+def test_the_readme_s_main_job_allows_42_to_932_rollouts() -> None:
     """4 train and 3 held-out tasks at k=2. With no change made: two evaluations of 14 (the limit
-    does not evaluate the seed a third time) and the baseline's second, an exam of the seed
-    twice (3 x 2 x 2). At the caps: three evaluations, an exam of 3 x 2 x 4 runs, and each of 2
-    iterations adds 3 changes x (24 probe + 30 screen x 4 train tasks)."""
+    does not evaluate the seed a third time) and the baseline's second, and an exam of the seed
+    twice (3 x 2 x 2) that the calibrated baseline's held-out rollouts (3 x 4) already hold. At
+    the caps: three evaluations, an exam of 3 x 2 x 4 less those 12, and each of 2 iterations adds
+    3 changes x (24 probe + 30 screen x 4 train tasks)."""
     demo = plan(DEMO, train=4, heldout=3)
-    assert (demo.least, demo.most) == (2 * 14 + 14 + 12, 3 * 14 + 14 + 24 + 2 * 3 * (24 + 120))
+    assert (demo.least, demo.most) == (2 * 14 + 14 + 0, 3 * 14 + 14 + 12 + 2 * 3 * (24 + 120))
     text = forecast_lines(DEMO, 4, 3, None)
-    assert text[0].startswith("forecast: 54-944 rollouts: 2-3 evaluations x 14")
-    assert text[0].endswith("an exam of 12-24")
+    assert text[0].startswith("forecast: 42-932 rollouts: 2-3 evaluations x 14")
+    assert text[0].endswith("an exam of 0-12")
+    uncalibrated = plan(DEMO.model_copy(update={"calibration": False}), train=4, heldout=3)
+    assert uncalibrated.exam_of_seed == 6  # the baseline's 3 x 2 cover one seed arm of two
     assert "no pace measured yet" in text[1]
 
 
@@ -49,8 +52,8 @@ def test_a_machine_s_measurement_is_the_pace_until_the_run_has_its_own(tmp_path,
                             evolve_seconds=360.0, evolve_tokens=40_000.0, source="run night1",
                             measured_at=0.0))
     text = forecast_lines(config, 4, 3, pace(None, config))
-    # 54 rollouts x 36 s + 2 sessions x 6 min = 0.7 h; 944 x 36 s + 12 min = 9.6 h
-    assert text[1].startswith("  0.7-9.6 h, 0.16-1.50 M tokens at 36 s and 1,500 tokens")
+    # 42 rollouts x 36 s + 2 sessions x 6 min = 0.6 h; 932 x 36 s + 12 min = 9.5 h
+    assert text[1].startswith("  0.6-9.5 h, 0.14-1.48 M tokens at 36 s and 1,500 tokens")
     assert "this machine's last measurement with coder: run night1" in text[1]
 
 
@@ -70,6 +73,6 @@ def test_a_run_leaves_its_pace_as_the_machine_s_measurement(tmp_path, monkeypatc
 def test_an_exam_baseline_of_known_n_is_counted_and_one_of_the_evolution_s_is_named() -> None:
     given = DEMO.model_copy(update={"exam": DEMO.exam.model_copy(
         update={"baseline": "best-of:5"})})
-    assert plan(given, 4, 3).exam == 24 + 3 * 2 * 5  # 3 tasks x 2 picks x 5 attempts
+    assert plan(given, 4, 3).exam == 24 - 12 + 3 * 2 * 5  # 3 tasks x 2 picks x 5 attempts
     unsized = DEMO.model_copy(update={"exam": DEMO.exam.model_copy(update={"baseline": "best-of"})})
     assert "its best-of baseline" in forecast_lines(unsized, 4, 3, None)[0]
