@@ -192,11 +192,11 @@ class Guide:
         if _is_overview(name, arguments):
             example = (f'read_evidence {{"path": "{self.example_rollout}"}}'
                        if self.example_rollout else "read_evidence on one of its rollouts")
-            entries = (f"; or, if an improvement-library entry in the prompt answers it, read "
-                       f'it, e.g. library {{"entry": "{next(iter(self.changes.offered))}"}}'
-                       if self.changes.offered else "")
-            return (f"next: pick the failure pattern with the most rollouts and see what the agent "
-                    f"did there, e.g. {example}; then call change{entries}")
+            remedy = self._remedy()  # first: on the 2026-12-04 main job, hinted after this, the
+            # 1.5B sent the overview's own prose rule at once
+            return (f"next: {remedy + '; or ' if remedy else ''}pick the failure pattern with the "
+                    f"most rollouts and see what the agent did there, e.g. {example}; then call "
+                    "change")
         if name == "library":
             return (f'next: to apply it, call change with "library_entry": '
                     f'"{arguments.get("entry", "<id>")}", the tasks it should fix in '

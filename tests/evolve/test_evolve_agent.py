@@ -545,18 +545,21 @@ def test_an_offered_call_sent_without_its_entry_name_applies_the_entry(run: Run)
 def test_while_remedies_are_offered_each_next_step_shows_the_call_for_the_next_one(run: Run):
     """The README demo's session on the 1.5B, offered five entries: it read a rollout and the
     prompt, wrote the overview's prose rule, then a near-copy of it (refused twice), and ended.
-    After a read, after its own change and on its last try, the hint carries the complete call for
-    the best offered entry not applied yet; once one is applied, the next one's."""
+    After a read (the overview's first), after its own change and on its last try, the hint
+    carries the complete call for the best offered entry not applied yet; once one is applied,
+    the next one's."""
     offers = [_starter_offer("repeat-breaker", ("count-lines",)),
               _starter_offer("done-guard", ("count-lines", "fix-parser"))]
     bad = manifest()
     del bad["root_cause"]
     refused_change = json_action("change", edit={"op": "append_rule", "text": RULE}, **bad)
-    _, _, sink = run.evolve([json_action("read_evidence", path="tasks/fix-parser.md"), change(),
+    _, _, sink = run.evolve([json_action("read_evidence", path="overview.md"),
+                             json_action("read_evidence", path="tasks/fix-parser.md"), change(),
                              refused_change, refused_change, json_action("done", summary="x")],
                             library=offers)
-    read, committed, _, last_try = results(sink)[:4]
-    for hint in (read, committed, last_try):
+    overview, read, committed, _, last_try = results(sink)[:5]
+    assert overview.rpartition("\n[")[2].startswith("next: apply the offered remedy")
+    for hint in (overview, read, committed, last_try):
         assert "apply the offered remedy repeat-breaker" in hint, hint
         assert offered_call(hint)["library_entry"] == "repeat-breaker"
     assert "last try" in last_try
