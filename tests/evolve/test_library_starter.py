@@ -83,27 +83,32 @@ def test_each_entry_applies_to_the_seed_passes_harness_check_and_cues_known_patt
                                                 for e in entry.edits if "path" in e)
 
 
-def test_done_guard_refuses_an_early_done_once_and_turns_a_fail_into_a_pass(tmp_path: Path) -> None:
-    """The 1.5B on count-lines: it counted, then called done without writing the file."""
-    replies = [shell("wc -l < /app/poem.txt"), DONE,
-               shell("wc -l < /app/poem.txt > /app/line_count.txt"),
-               shell("cat /app/line_count.txt"), DONE]
+def test_done_guard_says_how_to_write_a_missing_output_and_turns_a_fail_into_a_pass(
+        tmp_path: Path) -> None:
+    """The 1.5B on count-lines: it printed the count and called done; told the file was missing,
+    it made it with `touch` and called done again. Each refusal now names its last printing
+    command redirected into the file; each reason refuses once, so done goes through in the end."""
+    count = "wc -l < /app/poem.txt"
+    replies = [shell(count), DONE, shell("touch /app/line_count.txt"), DONE,
+               shell(f"{count} > /app/line_count.txt"), DONE, DONE]
     seed, _ = rollout(tmp_path, harness(tmp_path, None), COUNT_LINES, replies)
     guarded, _ = rollout(tmp_path, harness(tmp_path, "done-guard"), COUNT_LINES, replies)
     assert (seed.outcome.value, seed.steps) == ("fail", 2)
-    assert guarded.outcome.value == "pass"
-    refusal = results(guarded)[1]
-    assert refusal.startswith("ERROR (permanent): blocked by middleware: not finished: the task "
-                              "asks for /app/line_count.txt, which does not exist yet")
-    # The 1.5B, told the file was missing, once made it with `touch`: empty counts as missing.
-    touched, _ = rollout(tmp_path / "touch", harness(tmp_path / "touch", "done-guard"),
-                         COUNT_LINES, [shell("touch /app/line_count.txt"), DONE, DONE])
-    assert "/app/line_count.txt is empty" in results(touched)[1]
-    # Done first is refused too, but only once: a second done ends the rollout.
+    assert (guarded.outcome.value, guarded.steps) == ("pass", 7)
+    _, missing, _, empty, _, check = results(guarded)[:6]
+    way = f"write it, e.g. run `{count} > /app/line_count.txt`, then look at it"
+    assert missing.startswith("ERROR (permanent): blocked by middleware: not finished: the task "
+                              "asks for /app/line_count.txt, which does not exist yet: " + way)
+    assert empty.startswith("ERROR (permanent): blocked by middleware: not finished: "
+                            "/app/line_count.txt is still empty: " + way)
+    assert "/app/line_count.txt holds (each line quoted):\n    '14'\n" in check
+    # Done first is refused, then done with the file missing; the third goes through.
     early, _ = rollout(tmp_path / "early", harness(tmp_path / "early", "done-guard"), HELLO,
-                       [DONE, DONE, shell("echo never")])
-    assert "nothing has been run yet" in results(early)[0]
-    assert (early.exit_reason, early.steps) == ("done", 2)
+                       [DONE, DONE, DONE, shell("echo never")])
+    first, second = results(early)[:2]
+    assert "nothing has been run yet" in first
+    assert "hello.txt, which does not exist yet: write the task's result into it" in second
+    assert (early.exit_reason, early.steps) == ("done", 3)
 
 
 def test_done_guard_shows_the_output_beside_the_task_so_a_wrong_format_is_fixed(

@@ -1,10 +1,12 @@
-"""Done guard (evoharness starter library): refuses the agent's first `done` when nothing ran yet,
-when a file the instruction asks to write or create does not exist or is empty, or, when it
-does exist, shows the file beside what the instruction says about it, so the agent checks the
-format before it finishes (the 1.5B wrote `14 /app/poem.txt` where digits only were asked for,
-printed it, and called done). Without a named output it refuses a `done` right after a command
-that wrote a file the agent never looked at. It refuses once per rollout, so a task that means
-a named file to go away costs one step, never the rollout."""
+"""Done guard (evoharness starter library): refuses `done` while the task is visibly not finished,
+and says what to do instead: nothing ran yet; a file the instruction asks to write or create is
+missing or empty (with the agent's last printing command, redirected into it, as the way to
+write it: the 1.5B printed its count, then, told the file was missing, made it with `touch`);
+the files exist but the agent has not checked them (each is shown beside what the instruction
+says about it: the 1.5B wrote `14 /app/poem.txt` where digits only were asked for, printed it,
+and called done); or, with no named file, the last command wrote a file nobody looked at. Each
+reason refuses at most once per rollout, so a task that means a named file to go away costs a
+step or two, never the rollout."""
 import os
 import re
 
@@ -14,9 +16,12 @@ OUTPUT_VERB = re.compile(r"\b(write|writes|save|saves|create|creates|produce|pro
 PATH = re.compile(r"(?<![\w/.-])(/app/[\w./-]*\w|[\w-]{2,}\.[A-Za-z][A-Za-z0-9]{0,4})(?![\w/-])")
 # A shell command that writes a file (debugger/patterns.py reads writes the same way).
 WRITES = re.compile(r"(?<![0-9&])>{1,2}\s*(?!&|/dev/null)\S|<<|\btee\b|\bsed\s+-i|\b(cp|mv)\s")
-
-
+EXIT_NOTE = re.compile(r"\[exit code: -?\d+\]")  # the shell tool's own line, not printed output
 SHOWN_LINES, SHOWN_CHARS, SAID_CHARS = 8, 400, 300  # what one file's check may show
+# Each reason's refusal starts with its own words, so a reason is given once per rollout.
+NOTHING_RAN, MISSING, EMPTY, CHECK, UNSEEN = (
+    "nothing has been run yet", "the task asks for", "still empty", "check your output",
+    "your last command wrote a file")
 
 
 def sentences(instruction):
@@ -31,36 +36,6 @@ def named_outputs(instruction):
         if OUTPUT_VERB.search(sentence):
             found += [p.rstrip(".") for p in PATH.findall(sentence)]
     return list(dict.fromkeys(found))
-
-
-def said_about(path, instruction):
-    """The instruction's sentences that name `path` (or its file name), clipped."""
-    name = os.path.basename(path)
-    return [s[:SAID_CHARS] for s in sentences(instruction) if path in s or name in s][:3]
-
-
-def shown(path):
-    """The head of a file as the agent would see it with cat, clipped."""
-    with open(path, "rb") as f:
-        head = f.read(SHOWN_CHARS + 1)
-    text = head[:SHOWN_CHARS].decode("utf-8", "replace")
-    lines = text.splitlines()
-    more = len(head) > SHOWN_CHARS or len(lines) > SHOWN_LINES
-    body = "\n".join(f"    {line!r}"[:120] for line in lines[:SHOWN_LINES])
-    return body + ("\n    ..." if more else "")
-
-
-def check_against_task(named, instruction):
-    """Each existing named file beside what the task says about it."""
-    parts = []
-    for path in [p for p in named if os.path.isfile(p)]:
-        said = " ".join(f'"{s}"' for s in said_about(path, instruction))
-        parts.append(f"{path} holds (each line quoted):\n{shown(path)}\nThe task says: {said}")
-    if not parts:
-        return None
-    return ("check your output against the task before you finish.\n" + "\n".join(parts)
-            + "\nIf every file is exactly what the task asks for, format included, call done "
-            "again; if not, fix it first")
 
 
 def exists(path, most=5000):
@@ -81,37 +56,80 @@ def wrote(call):
     return call["tool"] not in ("done",) and "content" in call["arguments"]
 
 
-def reason(context):
-    history = context["history"]
-    ran = [h for h in history if h["blocked"] is None and h["tool"] != "done"]
+def way_to_write(path, ran):
+    """The agent's last command that printed something and wrote nothing, redirected into
+    `path`: what a small model that printed its answer needs to see to save it."""
+    for call in reversed(ran):
+        command = str(call["arguments"].get("command", "")).strip()
+        printed = EXIT_NOTE.sub("", str(call.get("output", ""))).strip()
+        if (call["tool"] == "shell" and call.get("exit_code") == 0 and command
+                and "\n" not in command and not wrote(call) and printed):
+            return f"write it, e.g. run `{command} > {path}`, then look at it"
+    return "write the task's result into it with a command"
+
+
+def said_about(path, instruction):
+    """The instruction's sentences that name `path` (or its file name), clipped."""
+    name = os.path.basename(path)
+    return [s[:SAID_CHARS] for s in sentences(instruction) if path in s or name in s][:3]
+
+
+def shown(path):
+    """The head of a file, each line quoted so stray spaces show, clipped."""
+    with open(path, "rb") as f:
+        head = f.read(SHOWN_CHARS + 1)
+    lines = head[:SHOWN_CHARS].decode("utf-8", "replace").splitlines()
+    more = len(head) > SHOWN_CHARS or len(lines) > SHOWN_LINES
+    body = "\n".join(f"    {line!r}"[:120] for line in lines[:SHOWN_LINES])
+    return body + ("\n    ..." if more else "")
+
+
+def check_against_task(named, instruction):
+    """Each existing named file beside what the task says about it."""
+    parts = []
+    for path in [p for p in named if os.path.isfile(p)]:
+        said = " ".join(f'"{s}"' for s in said_about(path, instruction))
+        parts.append(f"{path} holds (each line quoted):\n{shown(path)}\nThe task says: {said}")
+    if not parts:
+        return None
+    return (f"{CHECK} against the task before you finish.\n" + "\n".join(parts)
+            + "\nIf every file is exactly what the task asks for, format included, call done "
+            "again; if not, fix it first")
+
+
+def reasons(context):
+    """Why this `done` is early, most basic first (several can hold at once): (marker, text)."""
+    ran = [h for h in context["history"] if h["blocked"] is None and h["tool"] != "done"]
     if context["calls"] == 0:
-        return ("nothing has been run yet. Look at the files in /app and do the task with "
-                "commands first")
+        yield NOTHING_RAN, (f"{NOTHING_RAN}. Look at the files in /app and do the task with "
+                            "commands first")
+        return
     named = named_outputs(context["instruction"])
     missing = [p for p in named if not exists(p)]
     if missing:
-        return (f"the task asks for {', '.join(missing)}, which does not exist yet. Create it "
-                "with the result first (if the task meant it to be gone, call done again)")
+        yield MISSING, (f"{MISSING} {', '.join(missing)}, which does not exist yet: "
+                        f"{way_to_write(missing[0], ran)} (if the task meant it to be gone, "
+                        "call done again)")
     empty = [p for p in named if os.path.isfile(p) and os.path.getsize(p) == 0]
-    if empty:  # the 1.5B, told a file was missing, once made it with `touch`
-        return (f"{', '.join(empty)} is empty. Write the task's result into it first (if it "
-                "is meant to be empty, call done again)")
-    check = check_against_task(named, context["instruction"])
-    if check:
-        return check
-    if ran and wrote(ran[-1]):
-        return ("your last command wrote a file and you have not looked at the result. Print "
-                "it (cat FILE) or run it, check it against the task, then call done")
-    return None
-
+    if empty:  # the 1.5B, told a file was missing, made it with `touch`
+        yield EMPTY, (f"{', '.join(empty)} is {EMPTY}: {way_to_write(empty[0], ran)} (if it is "
+                      "meant to be empty, call done again)")
+    if not missing and not empty:
+        check = check_against_task(named, context["instruction"])
+        if check:
+            yield CHECK, check
+        elif ran and wrote(ran[-1]):
+            yield UNSEEN, (f"{UNSEEN} and you have not looked at the result. Print it (cat FILE) "
+                           "or run it, check it against the task, then call done")
 
 def before_tool(call, context):
     if call["tool"] != "done":
         return None
-    if any(h["tool"] == "done" and h["blocked"] for h in context["history"]):
-        return None  # refused once already: the agent insists
-    why = reason(context)
-    return {"block": f"not finished: {why}."} if why else None
+    given = " ".join(h["blocked"] or "" for h in context["history"] if h["tool"] == "done")
+    for marker, why in reasons(context):
+        if marker not in given:  # each reason once per rollout
+            return {"block": f"not finished: {why}."}
+    return None
 
 
 if __name__ == "__main__":
