@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict
 from evoharness.errors import EvoError
 from manifests.history import TaskCounts
 from tasks.task import Suite, load_suite
+from traces.store import TraceStore
 from workspace.repo import SEED_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,7 +171,6 @@ def measure(folder_path: Path, suite: Suite, task_ids: list[str], *, model: str,
     from evolve.transfer import SuiteTasks, plan_eval, resolve_harness
     from rich.console import Console
     from tasks.executor import make_executor
-    from traces.store import TraceStore
 
     folder = EvalDir(folder_path)
     folder.root.mkdir(parents=True, exist_ok=True)
@@ -187,9 +187,14 @@ def measure(folder_path: Path, suite: Suite, task_ids: list[str], *, model: str,
         lock.release()
     [counts] = arm_counts(folder, plan).values()
     with TraceStore(folder.db, read_only=True) as store:
-        rows = store.con.execute("SELECT outcome, duration_s FROM rollouts WHERE run_id = ?",
-                                 [plan.eval_id]).fetchall()
-    return counts, Stored(seconds=[r[1] for r in rows], outcomes=Counter(r[0] for r in rows)), ran
+        return counts, stored_rollouts(store, plan.eval_id), ran
+
+
+def stored_rollouts(store: TraceStore, run_id: str, where: str = "TRUE") -> Stored:
+    """What the stored rollouts of `run_id` (those `where` also selects) took and how they ended."""
+    rows = store.con.execute(f"SELECT outcome, duration_s FROM rollouts WHERE run_id = ? AND "
+                             f"{where}", [run_id]).fetchall()
+    return Stored(seconds=[r[1] for r in rows], outcomes=Counter(r[0] for r in rows))
 
 
 class Measured(BaseModel):
@@ -205,28 +210,23 @@ class Measured(BaseModel):
 
 
 def from_run(run_dir: Path) -> Measured:
-    """A run's baseline on the built-in suite, read, not run."""
+    """A run's baseline on the built-in suite (here or in another checkout), read, not run."""
     from evolve.config import load_config
     from traces.queries import EVALUATION, pass_counts
-    from traces.store import TraceStore
 
     paths, config = load_config(run_dir)
-    if Path(config.tasks).resolve() != SUITE:
+    suite = load_suite(config.tasks, config.split)
+    if set(suite.tasks) != set(load_suite(SUITE).tasks):
         raise EvoError("not a run on the built-in suite", file=paths.config, field="tasks",
                        value=str(config.tasks), hint=f"the benchmark measures {SUITE}")
-    suite = load_suite(SUITE, config.split)
     chosen = [t.id for t, _ in suite.items()
               if config.task_ids is None or t.id in config.task_ids]
     print(f"{len(chosen)} tasks on {config.model}: the baseline of {run_dir}", file=sys.stderr)
     with TraceStore(paths.db, read_only=True) as store:
         counts = {task: TaskCounts(passes=c.passes, total=c.n)
                   for task, c in pass_counts(store.con, config.run_id, 0).items()}
-        rows = store.con.execute(
-            f"SELECT outcome, duration_s FROM rollouts WHERE run_id = ? AND iteration = 0 "
-            f"AND {EVALUATION}", [config.run_id]).fetchall()
-    return Measured(suite=suite, chosen=chosen, counts=counts, ran=0,
-                    stored=Stored(seconds=[r[1] for r in rows],
-                                  outcomes=Counter(r[0] for r in rows)))
+        stored = stored_rollouts(store, config.run_id, f"iteration = 0 AND {EVALUATION}")
+    return Measured(suite=suite, chosen=chosen, counts=counts, stored=stored, ran=0)
 
 
 def run_benchmark(args: argparse.Namespace) -> Measured:

@@ -102,7 +102,8 @@ def test_the_benchmark_runs_stores_and_resumes(tmp_path):
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 def test_the_benchmark_reads_a_runs_baseline_instead_of_running(tmp_path):
     """A night on the built-in suite measures it on the way: its calibrated baseline is 2k
-    rollouts of the seed per task; a run on another suite is refused, naming the field."""
+    rollouts of the seed per task; a run on the suite copied elsewhere is read, a run on another
+    suite is refused, naming the field."""
     solve = (SUITE / "count-lines" / "solution" / "solve.sh").read_text()
     model = write_script(tmp_path / "agent.yaml", [
         {"when": {"instruction_has": ["/app/poem.txt"]},
@@ -125,6 +126,16 @@ def test_the_benchmark_reads_a_runs_baseline_instead_of_running(tmp_path):
     for figure in ("tasks_measured: 3 tasks", "rollouts_pass: 2 rollouts",
                    "rollouts_fail: 4 rollouts", "rollouts_run_now: 0 rollouts"):
         assert figure in lines, (figure, read.stdout)
+
+    # The built-in suite in another checkout (a clone's night) is the same suite.
+    copy = tmp_path / "clone-suite"
+    shutil.copytree(SUITE, copy)
+    assert CliRunner().invoke(app, ["init", str(tmp_path / "clone"), "--tasks", str(copy),
+                                    "--model", model]).exit_code == 0
+    unrun = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "suite.py"), "--run",
+                            str(tmp_path / "clone")], capture_output=True, text=True, cwd=ROOT)
+    assert unrun.returncode == 0, unrun.stderr[-2000:]
+    assert "tasks_without_a_scored_rollout: 66 tasks" in unrun.stdout.splitlines()
 
     other = ROOT / "tests" / "fixtures" / "e2e_suite"
     assert CliRunner().invoke(app, ["init", str(tmp_path / "other"), "--tasks", str(other),
