@@ -131,8 +131,9 @@ def forecast_lines(config: RunConfig, train: int, heldout: int, known: Pace | No
     twice = " (the baseline twice)" if p.baseline_extra else ""
     evaluations = (f"{p.evaluations}" if p.least_evaluations == p.evaluations
                    else f"{p.least_evaluations}-{p.evaluations}")
+    changes = f"{p.changes} change" + ("" if p.changes == 1 else "s")
     lines = [f"forecast: {p.least}-{p.most} rollouts: {evaluations} evaluations x "
-             f"{p.evaluation}{twice}, trials of up to {p.changes} change{'' if p.changes == 1 else 's'} x ({p.probe_cap} probe "
+             f"{p.evaluation}{twice}, trials of up to {changes} x ({p.probe_cap} probe "
              f"+ {p.screen_cap} screen) in {p.evaluations - 1} iterations, an exam of "
              f"{p.exam_of_seed}-{p.exam}"
              + (" and its best-of baseline (N: the evolution's rollouts per train task)"

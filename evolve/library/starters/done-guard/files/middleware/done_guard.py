@@ -5,8 +5,8 @@ write it: the 1.5B printed its count, then, told the file was missing, made it w
 the files exist but the agent has not checked them (each is shown beside what the instruction
 says about it: the 1.5B wrote `14 /app/poem.txt` where digits only were asked for, printed it,
 and called done); or, with no named file, the last command wrote a file nobody looked at. Each
-reason refuses at most once per rollout, so a task that means a named file to go away costs a
-step or two, never the rollout."""
+reason refuses at most once in the calls the hook sees (the last 12), so a task that means a
+named file to go away costs a step or two, never the rollout."""
 import os
 import re
 
