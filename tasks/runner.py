@@ -9,7 +9,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -232,10 +232,27 @@ def in_pool(items: Sequence[T], work: Callable[[T], RolloutResult], workers: int
     """`work` over `items` on `workers` threads; results in the order they finish. When the
     consumer stops (Ctrl-C, an error, it stops reading), the items not started never start:
     leaving the pool's `with` waited for every queued rollout, so a Ctrl-C of a measurement or a
-    run went on for hours. Those in flight end on their own; the process waits for them at exit."""
+    run went on for hours. A Ctrl-C (or evoharness's SIGTERM) that comes while this waits, as the
+    consumer mostly does, first hands on the results of those in flight, so their model time is
+    kept; a second one stops at once. Otherwise those in flight end on their own, unread."""
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rollout")
+    futures = [pool.submit(work, item) for item in items]
+    finished = as_completed(futures)
+    handed: set[Future[RolloutResult]] = set()
     try:
-        for done in as_completed([pool.submit(work, item) for item in items]):
+        while True:
+            try:
+                done = next(finished)
+            except StopIteration:
+                return
+            except KeyboardInterrupt:
+                pool.shutdown(wait=False, cancel_futures=True)
+                in_flight = [f for f in futures if f not in handed and not f.cancelled()]
+                for done in as_completed(in_flight):
+                    if done.exception() is None:
+                        yield done.result()
+                raise
+            handed.add(done)
             yield done.result()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)

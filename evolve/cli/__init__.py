@@ -3,6 +3,8 @@ traces, manifest, run, report, exam, library). Each module registers its command
 when that command runs, so the CLI starts fast; this one turns errors into messages."""
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 import typer
@@ -44,3 +46,26 @@ def main(argv: list[str] | None = None) -> None:
 
         Console(stderr=True).print(Text("error: ", style="bold red") + Text(str(error)))
         sys.exit(2)
+
+
+def console() -> None:
+    """The `evoharness` program (tests call main in their own process, with its own signals)."""
+    stop_like_ctrl_c()
+    main()
+
+
+def stop_like_ctrl_c() -> None:
+    """SIGTERM (`kill`, a service manager, a job's time limit) and SIGINT stop a command as Ctrl-C
+    does: the rollouts in flight end, the queued ones never start. A shell starts a background job
+    (`evoharness evolve RUN &`, nohup) with SIGINT ignored, and Python then leaves it ignored, so
+    without this a night started that way could be stopped only by losing its rollouts in flight."""
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, _stopping)
+
+
+def _stopping(signum: int, frame: object) -> None:
+    # os.write, not print: the signal may come while the main thread is printing.
+    os.write(2, b"\nstopping: the rollouts in flight end first, queued ones never start; what "
+                b"finished is kept, and `evoharness evolve RUN --resume` (or the same command "
+                b"again) goes on\n")
+    raise KeyboardInterrupt  # typer exits with 130 on it

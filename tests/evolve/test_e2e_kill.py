@@ -99,3 +99,42 @@ def test_d_killed_in_eval_and_in_evolve_then_resumed(tmp_path: Path) -> None:
     assert record.entry.commit in [c.hexsha for c in workspace.iter_commits()]
     assert json.loads((run_dir / "iterations/it000/evolve_trace.json").read_text())
     assert workspace.git.fsck("--strict", "--no-dangling") == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["kill", "kill -INT of a background job"])
+def test_d_a_signal_stops_a_run_as_ctrl_c_does_and_resume_goes_on(tmp_path: Path, stop: str) -> None:
+    """`kill` (SIGTERM) and a SIGINT sent to a run the shell started in the background, which
+    starts with SIGINT ignored, stop it as Ctrl-C does: the rollout in flight is stored, and a
+    resumed run finishes without running it again. Before, SIGTERM lost the rollout in flight and
+    the background run never stopped."""
+    marks = tmp_path / "holds"
+    script = tmp_path / "agents.yaml"
+    # The hold ends on its own (a bounded wait): the rollout in flight then ends and is stored.
+    held = solve_rule(instruction_has=["alpha.txt"], first=wait(done(), seconds=3, marks=marks))
+    model = write_script(script, [held, solve_rule()])
+    config = RunConfig(run_id="signal", tasks=SUITE, model=model, k=1, workers=1,
+                       rollout_timeout=600, stop=StopRules(iterations=1), calibration=False)
+    run_dir = init_run(tmp_path / "run", config).root
+    background = stop != "kill"
+    proc = subprocess.Popen(
+        [str(EVOHARNESS), "evolve", str(run_dir)], stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None)
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not (marks.is_dir() and any(marks.iterdir())):
+        assert proc.poll() is None and time.monotonic() < deadline, "never reached the hold"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT if background else signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=WAIT_SECONDS)
+    assert proc.returncode == 130 and "stopping: the rollouts in flight end first" in stderr, stderr
+    store_opens(run_dir)
+    rollouts = run_dir / "iterations" / "it000" / "rollouts"
+    [alpha] = rollouts.glob("*write-alpha*.json")  # the rollout in flight, stored
+    before = alpha.read_bytes()
+
+    write_script(script, [solve_rule()])
+    finish(start(run_dir, "--resume"))
+    assert alpha.read_bytes() == before
+    _, ledger = read_run(run_dir)
+    assert ledger.phases_done(0) == set(PHASE_ORDER)
