@@ -41,7 +41,7 @@ class LineageRow(BaseModel):
     def effect(self, short: bool = False) -> str:
         """"+50.0 points on 1 task (3 wins, 0 losses; p = 0.0123)"; short: "+50 p=0.012"."""
         if not self.tried:
-            return "not run yet" if self.decision == PENDING else "not tried"
+            return "not decided yet" if self.decision == PENDING else "not tried"
         fell = f"{' ' if short else '; '}regressed {', '.join(self.regressed)}" \
             if self.regressed else ""
         if short:

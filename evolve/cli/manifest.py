@@ -61,7 +61,7 @@ def _change_table(record: ChangeRecord) -> Table:
 def _trial_line(record: ChangeRecord) -> str:
     """How the change was tried: which trees, the p-value, the rollouts spent."""
     j = record.judgement
-    return f"  trial: {j.summary()}" if j else "  trial: not run yet"
+    return f"  trial: {j.summary()}" if j else "  trial: not decided yet"
 
 
 def _as_json(record: ChangeRecord) -> dict[str, Any]:

@@ -31,7 +31,7 @@ def test_rows_carry_what_the_records_hold(records):
     assert tool.prediction(short=True) == "gamma .60 -beta .20"
     pending = rows["c2-memory"]
     assert (pending.effect(), pending.decided_by(), pending.decided_by(short=True)) == (
-        "not run yet", "not judged yet", "-")
+        "not decided yet", "not judged yet", "-")
 
 
 def test_a_revert_says_whether_a_cascade_or_a_hand_made_it(records):
