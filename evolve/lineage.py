@@ -30,12 +30,13 @@ class LineageRow(BaseModel):
     decision: str  # keep, revert or pending
     by: str  # its trial, a cascade from CHANGE, by hand, not judged yet
 
-    def prediction(self, short: bool = False) -> str:
-        """"fix alpha p=0.70; regress beta p=0.20 (+5 points)"; short: "alpha .70 -beta .20"."""
+    def prediction(self, short: bool = False, sep: str = " ") -> str:
+        """"fix alpha p=0.70; regress beta p=0.20 (+5 points)"; short: "alpha .70 -beta .20"
+        (the tasks joined by `sep`)."""
         if short:
             parts = [f"{t} {_short(p)}" for t, p in self.fixes.items()]
             parts += [f"-{t} {_short(p)}" for t, p in self.regressions.items()]
-            return " ".join(parts) or "-"
+            return sep.join(parts) or "-"
         return f"{_claims(self.fixes, self.regressions)} ({self.expected_delta:+g} points)"
 
     def effect(self, short: bool = False) -> str:

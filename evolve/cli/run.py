@@ -269,7 +269,8 @@ def _answer(data: dict, console: Console) -> None:
         wraps = column in ("predicted", "trial")  # the others are short words
         table.add_column(column, overflow="fold", no_wrap=not wraps)
     for r in map(LineageRow.model_validate, rows):
-        table.add_row(str(r.iteration), r.change_id, r.component, r.prediction(short=True),
+        # One predicted task a line: a narrow column then folds no task name in two.
+        table.add_row(str(r.iteration), r.change_id, r.component, r.prediction(True, "\n"),
                       r.effect(short=True), r.decision, r.decided_by(short=True))
     console.print(table)
 

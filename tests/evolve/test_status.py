@@ -122,6 +122,9 @@ def test_status_opens_with_the_answer_and_the_path_of_every_change(run_dir):
                                  "p=.035", "keep", "trial"]
     assert path["c1-tool"][-2:] == ["revert", "trial"] and path["c2-memory"][-2:] == [
         "pending", "-"]
+    tool = next(i for i, line in enumerate(lines) if "c1-tool" in line)
+    assert path["c1-tool"][3:5] == ["gamma", ".60"] and lines[tool + 1].split()[:2] == [
+        "-beta", ".20"]  # each predicted task on its own line
     assert "regressed beta" in "\n".join(lines)  # c1-tool's trial saw beta fall
     assert lines.index(next(l for l in lines if l.startswith("next:"))) > 4
     assert status(run_dir)["lineage"][0]["by"] == "its trial"
