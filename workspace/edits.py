@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, TypeAdapter,
+                      ValidationError)
 
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import FileMissing, read_text_inside, write_atomic
@@ -16,7 +17,7 @@ from evoharness.files import FileMissing, read_text_inside, write_atomic
 from .bounded import MAX_EDITS, MAX_FILE_BYTES, load_yaml
 from .confine import confine, restore, snapshot
 from .repo import HarnessRepo
-from .spec import PROTECTED_BEGIN, PROTECTED_END, HarnessSpec, LoadedHarness
+from .spec import PROTECTED_BEGIN, PROTECTED_END, Budgets, HarnessSpec, LoadedHarness, Settings
 from .validate import SPEC_FILE, load_harness
 
 RULES_HEADING = "## Rules learned"
@@ -217,9 +218,37 @@ class UnregisterComponent(_ComponentListEdit):
         return [n for n in names if n != self.name]
 
 
+def setting_keys() -> list[str]:
+    """The keys set_setting takes: each scalar setting, a budget as budgets.<name>."""
+    budgets = [f"budgets.{name}" for name, field in Budgets.model_fields.items()
+               if get_origin(field.annotation) is not dict]
+    return [name for name in Settings.model_fields if name != "budgets"] + budgets
+
+
+class SetSetting(_Edit):
+    """Set one of harness.yaml's settings: `key` names it (a budget as budgets.<name>); the
+    harness check that follows every batch refuses a key or value the settings do not take."""
+
+    op: Literal["set_setting"] = "set_setting"
+    key: str = Field(pattern=r"^[a-z_]{1,40}(\.[a-z_]{1,40})?$")
+    value: StrictBool | StrictInt | StrictFloat | Annotated[str, Field(max_length=PATH_CHARS)]
+
+    def apply(self, root: Path) -> None:
+        data = _read_spec_data(root)
+        *parents, name = ["settings", *self.key.split(".")]
+        section = data
+        for depth, parent in enumerate(parents, 1):
+            if not isinstance(section.get(parent, {}), dict):
+                raise EvoError("is not a mapping", file=SPEC_FILE,
+                               field=".".join(parents[:depth]), hint="set_setting sets a value")
+            section = section.setdefault(parent, {})
+        section[name] = self.value
+        write_atomic(confine(root, SPEC_FILE), yaml.safe_dump(data, sort_keys=False))
+
+
 Edit = Annotated[
     Union[AppendRule, ReplaceSection, WriteFile, AddFile, DeleteFile, RegisterComponent,
-          UnregisterComponent],
+          UnregisterComponent, SetSetting],
     Field(discriminator="op"),
 ]
 EDIT_LIST = TypeAdapter(Annotated[list[Edit], Field(max_length=MAX_EDITS)])

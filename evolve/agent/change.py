@@ -23,6 +23,7 @@ from workspace.edits import (
     apply_edits,
     parse_edits,
     prompt_sections_as_rules,
+    setting_keys,
 )
 from workspace.repo import HarnessRepo
 from workspace.spec import ToolSpec
@@ -53,6 +54,8 @@ _EDITS = [
                                                                  "subagent"]}, "name": _STRING}),
     ("unregister_component", {"kind": {"type": "string", "enum": ["tool", "middleware", "skill",
                                                                    "subagent"]}, "name": _STRING}),
+    ("set_setting", {"key": {"type": "string", "enum": setting_keys()},
+                     "value": {"type": ["string", "number", "boolean"]}}),
 ]
 
 

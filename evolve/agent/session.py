@@ -22,6 +22,7 @@ from evoharness.errors import EvoError
 from manifests.record import ChangeRecord
 from manifests.schema import ChangeManifestEntry
 from traces.store import TraceStore
+from workspace.edits import setting_keys
 from workspace.repo import HarnessRepo
 from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
@@ -314,6 +315,7 @@ def render_system_prompt(tools: list[ToolSpec], settings: Settings, train_tasks:
         reply_protocol=format_instructions(settings.action_format, [t.name for t in tools]),
         action_format=settings.action_format,
         components=get_args(ComponentKind),
+        setting_keys=setting_keys(),
         task_ids=train_tasks,
         max_changes=max_changes,
         scoreboard=scoreboard_md.strip() or "None yet: this is the first iteration with changes.",

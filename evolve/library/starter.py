@@ -1,7 +1,7 @@
 """The starter library: structural remedies shipped with evoharness, one folder each in starters/
-(entry.yaml: the root cause, the fix, the failure patterns it answers and what it registers;
-files/: its component files as they go into a harness), read as library entries that every run
-may be offered. Where their record is kept once a run has tried one is filing.py's."""
+(entry.yaml: the root cause, the fix, the failure patterns it answers, what it registers and the
+settings it sets; files/: its component files as they go into a harness), read as library entries
+that every run may be offered. Where their record is kept once a run has tried one is filing.py's."""
 from __future__ import annotations
 
 import difflib
@@ -37,6 +37,7 @@ class StarterSpec(BaseModel):
     patterns: list[str] = Field(min_length=1)  # debugger/patterns.py names
     registers: dict[Literal["tool", "middleware", "skill", "subagent"], list[str]] = Field(
         default_factory=dict)
+    settings: dict[str, bool | int | float | str] = Field(default_factory=dict)  # set_setting
 
 
 def starter_entries(root: Path = STARTERS) -> list[LibraryEntry]:
@@ -60,6 +61,8 @@ def _entry(folder: Path) -> LibraryEntry:
               "content": p.read_text(encoding="utf-8")} for p in files]
     edits += [{"op": "register_component", "kind": kind, "name": name}
               for kind, names in spec.registers.items() for name in names]
+    edits += [{"op": "set_setting", "key": key, "value": value}
+              for key, value in spec.settings.items()]
     return LibraryEntry(
         id=folder.name, origin="starter", component=spec.component,
         cue=Cue(root_cause=spec.root_cause,

@@ -39,8 +39,8 @@ def test_starter_entries_are_offered_for_the_patterns_failing_train_rollouts_sho
     assert "pattern:repeated_command" in signatures["loop"] and "secret" not in signatures
     offered = {o.entry_id: o for o in offers(None, traces.con, RUN, 1)}
     # output-guard answers deleting one's own output, seen only in held-out and trial rollouts
-    assert set(offered) == {"done-guard", "repeat-breaker", "shell-error-hints",
-                            "steps-left-warning", "task-reminder"}
+    assert set(offered) == {"done-guard", "native-tool-calls", "repeat-breaker",
+                            "shell-error-hints", "task-reminder"}  # five at most
     done_guard = offered["done-guard"]
     assert done_guard.summary.endswith("[not tried yet] Seen here in: count.")
     assert done_guard.tasks == ("count",) and done_guard.edits[0]["path"] == "middleware/done_guard.py"

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from agent.clients.scripted import ScriptedModel, json_action
+from agent.clients.scripted import ScriptedModel, json_action, native_call
 from agent.model import Message
 from debugger.patterns import DETECTORS
 from evolve.agent.components import RUNNER
@@ -220,3 +220,16 @@ def test_task_reminder_ends_each_read_with_the_task_and_what_ran(tmp_path: Path)
         in second
     assert "2. `echo 'Hello, world!' > hello.txt` -> (printed nothing) [exit code: 0]\n" in third
     assert len(model.calls[2]) == len(model.calls[1]) + 2  # one exchange more; the note is not kept
+
+
+def test_native_tool_calls_hand_each_result_back_as_a_tool_message(tmp_path: Path) -> None:
+    write = "echo 'Hello, world!' > hello.txt"
+    native, model = rollout(tmp_path, harness(tmp_path, "native-tool-calls"), HELLO, [
+        native_call("shell", "call_1", command=write), native_call("done", "call_2", summary="ok")])
+    assert native.outcome.value == "pass"
+    system, *_, answer = model.calls[1]
+    assert "through the tool-calling interface" in system.content
+    assert (answer.role, answer.tool_call_id, answer.content) == ("tool", "call_1", "[exit code: 0]\n")
+    seed, seed_model = rollout(tmp_path, harness(tmp_path, None), HELLO, [shell(write), DONE])
+    assert seed_model.calls[1][-1].role == "user"  # the seed: "Result of shell: ..." from the user
+    assert seed_model.calls[1][-1].content.startswith("Result of shell:")

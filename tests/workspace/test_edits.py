@@ -133,6 +133,26 @@ def test_unregister_and_delete_tool(harness_dir: Path) -> None:
     assert [t.name for t in harness.tools] == ["shell"]
 
 
+def test_set_setting_sets_a_setting_or_a_budget_and_refuses_what_the_settings_do_not_take(
+        harness_dir: Path) -> None:
+    harness = apply_edits(harness_dir, [
+        {"op": "set_setting", "key": "action_format", "value": "native"},
+        {"op": "set_setting", "key": "budgets.repeated_steps", "value": 5}])
+    settings = harness.spec.settings
+    assert (settings.action_format, settings.budgets.repeated_steps) == ("native", 5)
+    assert settings.max_steps == 20  # the others as they were
+    refused(harness_dir, [{"op": "set_setting", "key": "action_format", "value": "xml"}],
+            "settings.action_format: Input should be 'json' or 'native' (got 'xml')")
+    refused(harness_dir, [{"op": "set_setting", "key": "max_step", "value": 5}],
+            "settings.max_step: Extra inputs are not permitted")
+    refused(harness_dir, [{"op": "set_setting", "key": "max_steps.x", "value": 5}],
+            "harness.yaml: settings.max_steps: is not a mapping")
+    refused(harness_dir, [{"op": "set_setting", "key": "budgets.tokens", "value": [1]}],
+            "edits.0.set_setting.value")  # a scalar only: no list, mapping or YAML to inject
+    refused(harness_dir, [{"op": "set_setting", "key": "../harness", "value": 1}],
+            "edits.0.set_setting.key: String should match pattern")
+
+
 def test_failed_batch_restores_earlier_edits_and_new_folders(harness_dir: Path) -> None:
     refused(harness_dir, [
         {"op": "write_file", "path": "memory/LONG_TERM.md", "content": "changed"},
