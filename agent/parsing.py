@@ -16,6 +16,8 @@ from workspace.spec import ToolSpec
 ActionFormat = Literal["json", "native"]
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)  # a backslash and what follows, pair by pair
+_JSON_ESCAPES = set('"\\/bfnrtu')
 _ACTION_KEYS = {"tool", "name", "thought"}
 _JSON_TYPES = {"string", "object", "array", "number", "integer", "boolean", "null"}
 THOUGHT_CHARS = 300  # a forced reply still thinks first, briefly: the answer follows the thought
@@ -142,7 +144,10 @@ def _parse_json_action(text: str) -> Action:
 
 
 def _first_json_object(text: str) -> dict[str, Any] | None:
-    """The first balanced JSON object, looking inside code fences first."""
+    """The first balanced JSON object, looking inside code fences first. A backslash JSON does
+    not define (a shell command's `\\;`, `\\.` or `\\$`) is read as a literal backslash, as the
+    command meant it: strictly, the 1.5B's `find ... -exec rm {} \\;` was no action at all."""
+    text = _ESCAPE.sub(_literal_if_invalid, text)
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     decoder = json.JSONDecoder()
     for candidate in candidates:
@@ -154,6 +159,10 @@ def _first_json_object(text: str) -> dict[str, Any] | None:
             if isinstance(obj, dict):
                 return obj
     return None
+
+
+def _literal_if_invalid(escape: re.Match[str]) -> str:
+    return escape.group(0) if escape.group(1) in _JSON_ESCAPES else "\\" + escape.group(0)
 
 
 def _arguments_dict(raw: Any, *, field: str) -> dict[str, Any]:

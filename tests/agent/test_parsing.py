@@ -1,6 +1,8 @@
 """agent/parsing.py: both action formats, what is forgiven and what is reported."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agent.model import ModelReply, ToolCall
@@ -25,6 +27,17 @@ def test_first_balanced_object_skips_non_json_braces_and_keeps_braces_in_strings
     text = 'I will use {shell} now: {"tool": "shell", "arguments": {"command": "echo \'}{\'"}} {"tool": "x"}'
     action = parse_json(text)
     assert action.tool == "shell" and action.arguments == {"command": "echo '}{'"}
+
+
+def test_a_backslash_json_does_not_define_is_the_commands_own():
+    """The 1.5B's reply in its own tool-calling format, word for word: strict JSON refuses `\\;`."""
+    text = ('```json\n{\n  "name": "shell",\n  "arguments": {\n    "command": "find /app/work '
+            '-type f -name \'*.tmp\' -exec rm -f {} \\;"\n  }\n}\n```')
+    action = parse_reply(ModelReply(content=text), "native")
+    assert action.arguments == {"command": "find /app/work -type f -name '*.tmp' -exec rm -f {} \\;"}
+    command = 'printf "a\\\\b\\n" \\; echo "\u00e9"'  # escaped backslashes before b and n
+    valid = parse_json(json.dumps({"tool": "shell", "arguments": {"command": command}}))
+    assert valid.arguments == {"command": command}  # valid escapes mean what JSON says
 
 
 def test_name_and_parameters_keys_are_accepted():
