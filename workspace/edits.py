@@ -188,7 +188,7 @@ class _ComponentListEdit(_Edit):
         key = KIND_LISTS[self.kind]
         names = list(data.get(key) or [])
         data[key] = self._changed(names)
-        write_atomic(confine(root, SPEC_FILE), yaml.safe_dump(data, sort_keys=False))
+        _write_spec_data(root, data)
 
     def _changed(self, names: list[str]) -> list[str]:
         raise NotImplementedError
@@ -243,7 +243,7 @@ class SetSetting(_Edit):
                                field=".".join(parents[:depth]), hint="set_setting sets a value")
             section = section.setdefault(parent, {})
         section[name] = self.value
-        write_atomic(confine(root, SPEC_FILE), yaml.safe_dump(data, sort_keys=False))
+        _write_spec_data(root, data)
 
 
 Edit = Annotated[
@@ -311,6 +311,10 @@ def _read_spec_data(root: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise EvoError("must be a YAML mapping", file=SPEC_FILE, field="(file)")
     return data
+
+
+def _write_spec_data(root: Path, data: dict[str, Any]) -> None:
+    write_atomic(confine(root, SPEC_FILE), yaml.safe_dump(data, sort_keys=False))
 
 
 def _read_spec(root: Path) -> HarnessSpec:

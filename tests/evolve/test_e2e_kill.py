@@ -111,7 +111,8 @@ def test_d_a_signal_stops_a_run_as_ctrl_c_does_and_resume_goes_on(tmp_path: Path
     marks = tmp_path / "holds"
     script = tmp_path / "agents.yaml"
     # The hold ends on its own (a bounded wait): the rollout in flight then ends and is stored.
-    held = solve_rule(instruction_has=["alpha.txt"], first=wait(done(), seconds=3, marks=marks))
+    # Its mark stands for the whole wait; 10 s leaves a loaded machine's poll ample time to see it.
+    held = solve_rule(instruction_has=["alpha.txt"], first=wait(done(), seconds=10, marks=marks))
     model = write_script(script, [held, solve_rule()])
     config = RunConfig(run_id="signal", tasks=SUITE, model=model, k=1, workers=1,
                        rollout_timeout=600, stop=StopRules(iterations=1), calibration=False)
