@@ -33,7 +33,7 @@ from evolve.agent.tools import LibraryOffer  # noqa: E402
 from evolve.config import RunConfig  # noqa: E402
 from evolve.ledger import EVALUATE, Phase  # noqa: E402
 from evolve.ledger.records import EvolveResult  # noqa: E402
-from evolve.library.cue import cued_tasks, task_signatures  # noqa: E402
+from evolve.library.cue import cued_tasks, reached_tasks, task_signatures  # noqa: E402
 from evolve.library.entry import LibraryEntry  # noqa: E402
 from evolve.library.filing import trial_numbers  # noqa: E402
 from evolve.library.starter import starter_entries  # noqa: E402
@@ -82,6 +82,7 @@ def apply_entries(run: Run, entries: list[LibraryEntry], cued: int) -> dict[str,
     iteration's manifest pre-registered; returns change id -> entry id."""
     with run.ledger.reading() as store:
         signatures = task_signatures(store.con, run.run_id, 0)
+        reached = reached_tasks(store.con, run.run_id)
     seed = run.repo.head()
     offers = {e.id: LibraryOffer(e.id, e.summary(), "", edits=tuple(e.edits),
                                  component=e.component, root_cause=e.cue.root_cause,
@@ -91,7 +92,7 @@ def apply_entries(run: Run, entries: list[LibraryEntry], cued: int) -> dict[str,
                       max_changes=len(entries), offered=offers)
     applied = {}
     for entry in entries:
-        tasks = cued_tasks(entry, signatures)[:cued]
+        tasks = cued_tasks(entry, signatures, reached)[:cued]
         if not tasks:
             continue
         result = tool({"library_entry": entry.id,

@@ -54,11 +54,22 @@ def failure_signature(con: duckdb.DuckDBPyConnection, run_id: str, iteration: in
     return sorted({c for task, found in signatures.items() if task in wanted for c in found})
 
 
-def cued_tasks(entry: LibraryEntry, signatures: dict[str, set[str]]) -> list[str]:
-    """The tasks whose failures share a class with the entry's cue: the most shared first."""
+def reached_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> set[str]:
+    """The train tasks some evaluation of this run passed at least once."""
+    return {task for (task,) in con.execute(
+        "SELECT DISTINCT task_id FROM rollouts WHERE run_id = ? AND split = 'train' "
+        "AND trial_change = '' AND outcome = 'pass'", [run_id]).fetchall()}
+
+
+def cued_tasks(entry: LibraryEntry, signatures: dict[str, set[str]],
+               reached: Collection[str] = ()) -> list[str]:
+    """The tasks whose failures share a class with the entry's cue: those in `reached` first (a
+    task the agent passes sometimes is where a trial's few pairs can show a fix; on the night's
+    1.5B, offers led with hard tasks no rollout ever passed, and their trials could only end in
+    futility), then the most shared."""
     cue = set(entry.cue.signature)
     shared = {task: len(cue & found) for task, found in signatures.items() if cue & found}
-    return sorted(shared, key=lambda task: (-shared[task], task))
+    return sorted(shared, key=lambda task: (task not in reached, -shared[task], task))
 
 
 def matching(entries: Sequence[LibraryEntry], signature: Iterable[str],
@@ -85,12 +96,14 @@ def shelf(library: Path | None, starter: bool = True) -> list[tuple[LibraryEntry
 def offers(library: Path | None, con: duckdb.DuckDBPyConnection, run_id: str, iteration: int,
            *, starter: bool = True, exclude: Collection[str] = ()) -> list[LibraryOffer]:
     """The entries that match this evaluation's failures, as the evolve agent is shown them, each
-    with the tasks where its patterns showed (`exclude`: entries the run applied already)."""
+    with the tasks where its patterns showed, those the run has passed first (`exclude`: entries
+    the run applied already)."""
     signatures = task_signatures(con, run_id, iteration)
     available = {e.id: (e, diff) for e, diff in shelf(library, starter) if e.id not in exclude}
     found = {c for classes in signatures.values() for c in classes}
     chosen = matching([entry for entry, _ in available.values()], found)
-    return [_offer(entry, available[entry.id][1], cued_tasks(entry, signatures))
+    reached = reached_tasks(con, run_id)
+    return [_offer(entry, available[entry.id][1], cued_tasks(entry, signatures, reached))
             for entry in chosen]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve.library.cue import offers, task_signatures
+from evolve.library.cue import cued_tasks, offers, reached_tasks, task_signatures
 from evolve.library.entry import Numbers, Trial
 from evolve.library.starter import starter_diff, starter_entries
 from evolve.library.store import Library
@@ -64,3 +64,19 @@ def test_a_librarys_record_of_a_starter_stands_for_it_and_applied_entries_are_le
     assert "+++ b/middleware/done_guard.py" in offered["done-guard"].text  # the diff it was filed with
     only_mine = offers(library, traces.con, RUN, 1, starter=False)
     assert [o.entry_id for o in only_mine] == ["done-guard"]
+
+
+def test_an_offer_names_first_the_tasks_the_run_has_passed(traces: Traces) -> None:
+    """`loop` passed once, so its fix can show in a trial's few pairs; `hard` shares as much of
+    the repeat breaker's cue and comes first by name, but no evaluation ever passed it."""
+    missing = output("mv: cannot stat 'c': No such file or directory")
+    traces.rollout("hard", 0, "timeout", exit_reason="rollout_timeout",
+                   events=[shell("mv c d"), missing] * 4)
+    traces.rollout("hard", 0, "pass", trial_change="c1", trial_arm="change")
+    traces.rollout("secret", 1, "pass", split="heldout")
+    [breaker] = [e for e in starter_entries() if e.id == "repeat-breaker"]
+    signatures = task_signatures(traces.con, RUN, 1)
+    assert cued_tasks(breaker, signatures) == ["hard", "loop"]  # by shared cue alone
+    assert reached_tasks(traces.con, RUN) == {"loop"}  # held-out and trial passes do not count
+    offered = {o.entry_id: o for o in offers(None, traces.con, RUN, 1)}
+    assert offered["repeat-breaker"].tasks == ("loop", "hard")
