@@ -30,26 +30,25 @@ class LineageRow(BaseModel):
     decision: str  # keep, revert or pending
     by: str  # its trial, a cascade from CHANGE, by hand, not judged yet
 
-    def prediction(self, short: bool = False, sep: str = " ") -> str:
-        """"fix alpha p=0.70; regress beta p=0.20 (+5 points)"; short: "alpha .70 -beta .20"
-        (the tasks joined by `sep`)."""
+    def prediction(self, short: bool = False) -> str:
+        """"fix alpha p=0.70; regress beta p=0.20 (+5 points)"; short: "alpha .70, -beta .20"."""
         if short:
             parts = [f"{t} {_short(p)}" for t, p in self.fixes.items()]
             parts += [f"-{t} {_short(p)}" for t, p in self.regressions.items()]
-            return sep.join(parts) or "-"
+            return ", ".join(parts) or "-"
         return f"{_claims(self.fixes, self.regressions)} ({self.expected_delta:+g} points)"
 
     def effect(self, short: bool = False) -> str:
-        """"+50.0 points on 1 task (3 wins, 0 losses; p = 0.0123)"; short: "+50 p=0.012"."""
+        """"+50.0 points on 1 task (3 wins, 0 losses; p = 0.0123); regressed beta"; short:
+        "+50 p=0.012" (the tasks it regressed are status's to show, on their own line)."""
         if not self.tried:
             return "not decided yet" if self.decision == PENDING else "not tried"
-        fell = f"{' ' if short else '; '}regressed {', '.join(self.regressed)}" \
-            if self.regressed else ""
         if short:
             gain = "no pair" if self.gain is None else f"{100 * self.gain:+.0f}"
-            return f"{gain} p={_short(self.p_value, 3)}{fell}"
+            return f"{gain} p={_short(self.p_value, 3)}"
         gain = "no pair ran" if self.gain is None else (
             f"{100 * self.gain:+.1f} points on {self.paired} task{'s' * (self.paired != 1)}")
+        fell = f"; regressed {', '.join(self.regressed)}" if self.regressed else ""
         return (f"{gain} ({self.wins} wins, {self.losses} losses; p = {self.p_value:.4f})"
                 f"{fell}")
 

@@ -37,7 +37,7 @@ def status(run_dir: str | Path) -> dict[str, Any]:
             "kept": decided[it, "keep"], "reverted": decided[it, "revert"]})
     next_phase = next((p for p in PHASE_ORDER if p not in done), PHASE_ORDER[0])
     running = holder(ledger.paths.lock)
-    stop = None if running else ledger.stop()
+    stop = ledger.stop()  # with a process still running: it is in the final exam
     exams = ledger.exams()
     return {"run_id": ledger.run_id, "model": config.model, "k": config.k,
             "live": running is not None, "running": running, "current_iteration": iteration,

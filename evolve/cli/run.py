@@ -13,6 +13,8 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from evolve.lineage import LineageRow
+
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
                  "README 'Scale out').")
@@ -209,8 +211,11 @@ def _status_table(run_dir: Path, console: Console) -> None:
     data = status_rows(run_dir)
     _answer(data, console)
     at = f"iteration {data['current_iteration']} {data['next_phase']}"
-    where = (f"{data['running']} is running it, now at {at}" if data["live"]
-             else data["stopped"] or f"next: {at}")
+    if data["live"]:
+        at = "the final exam" if data["stopped"] else at
+        where = f"{data['running']} is running it, now at {at}"
+    else:
+        where = data["stopped"] or f"next: {at}"
     console.print(where, markup=False, highlight=False)
     # Short headers and no vertical rules, so the table fits 80 columns (a pipe, a log) whole.
     table = Table(title=f"run {data['run_id']} (model {data['model']}, k={data['k']})",
@@ -242,9 +247,6 @@ def _say_forecast(console: Console, lines: list[str]) -> None:
 
 def _answer(data: dict, console: Console) -> None:
     """The morning view: the latest exam's answer, then every change on the way there."""
-    from rich import box
-    from rich.table import Table
-
     from evolve.lineage import LineageRow
 
     exam = data["exam"]
@@ -261,18 +263,37 @@ def _answer(data: dict, console: Console) -> None:
         console.print("the path: no change was made", markup=False, highlight=False)
         return
     kept = sum(r["decision"] == "keep" for r in rows)
-    table = Table(title=f"the path: {len(rows)} change{'s' * (len(rows) != 1)}, {kept} kept",
-                  title_justify="left",
-                  box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1), pad_edge=False)
-    table.add_column("iter", justify="right", no_wrap=True)
-    for column in ("change", "component", "predicted", "trial", "decision", "by"):
-        wraps = column in ("predicted", "trial")  # the others are short words
-        table.add_column(column, overflow="fold", no_wrap=not wraps)
-    for r in map(LineageRow.model_validate, rows):
-        # One predicted task a line: a narrow column then folds no task name in two.
-        table.add_row(str(r.iteration), r.change_id, r.component, r.prediction(True, "\n"),
-                      r.effect(short=True), r.decision, r.decided_by(short=True))
-    console.print(table)
+    console.print(f"the path: {len(rows)} change{'s' * (len(rows) != 1)}, {kept} kept",
+                  markup=False, highlight=False)
+    for line in path_lines([LineageRow.model_validate(r) for r in rows]):
+        console.print(line, markup=False, highlight=False)
+
+
+def path_lines(rows: list[LineageRow], width: int = 80) -> list[str]:
+    """One line per change (iteration, change, component, trial, decision, by), each followed
+    by what it predicted (and any task its trial saw fall), wrapped between task names: in a
+    table column of its own a long task name was folded in two at 80 columns."""
+    import textwrap
+
+    header = ("iter", "change", "component", "trial", "decision", "by")
+    cells = [(str(r.iteration), r.change_id, r.component, r.effect(short=True), r.decision,
+              r.decided_by(short=True)) for r in rows]
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+
+    def line(c: tuple[str, ...]) -> str:
+        return "  ".join([c[0].rjust(widths[0])] + [text.ljust(w) for text, w
+                                                    in zip(c[1:], widths[1:])]).rstrip()
+
+    indent = " " * (widths[0] + 2)
+    shown = [line(header), "─" * min(width, len(line(header)))]
+    for row, c in zip(rows, cells):
+        shown.append(line(c))
+        detail = f"predicted {row.prediction(short=True)}" + (
+            f"; regressed {', '.join(row.regressed)}" if row.regressed else "")
+        shown += textwrap.wrap(detail, width, initial_indent=indent,
+                               subsequent_indent=indent + "  ", break_long_words=False,
+                               break_on_hyphens=False)
+    return shown
 
 
 def _pct(value: float | None) -> str:

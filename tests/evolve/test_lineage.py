@@ -28,7 +28,7 @@ def test_rows_carry_what_the_records_hold(records):
     assert prompt.effect(short=True) == f"+100 p={judged.p_value:.3f}".replace("0.", ".", 1)
     tool = rows["c1-tool"]
     assert tool.regressed == ["beta"] and tool.effect().endswith("; regressed beta")
-    assert tool.prediction(short=True) == "gamma .60 -beta .20"
+    assert tool.prediction(short=True) == "gamma .60, -beta .20"
     pending = rows["c2-memory"]
     assert (pending.effect(), pending.decided_by(), pending.decided_by(short=True)) == (
         "not decided yet", "not judged yet", "-")

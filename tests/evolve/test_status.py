@@ -93,6 +93,22 @@ def test_status_command_says_evolve_is_running(run_dir):
     assert RunPaths(root=run_dir).lock.exists()
 
 
+def test_status_of_a_stopped_run_still_running_says_it_is_in_the_final_exam(run_dir):
+    """After a stop rule held, the loop's process goes on with the exam: not "iteration 2 ..."."""
+    from evolve.run import open_run
+
+    with open_run(run_dir) as run:
+        run.ledger.record_stop(2, "2 iteration(s) done")
+    command = [str(Path(sys.executable).parent / "evoharness"), "status", str(run_dir)]
+    with evolve_elsewhere(run_dir) as (holder, release):
+        release()
+        result = subprocess.run(command, capture_output=True, text=True)
+    assert f"(pid {holder.pid}, since" in result.stdout
+    assert "is running it, now at the final exam\n" in result.stdout
+    after = subprocess.run(command, capture_output=True, text=True).stdout
+    assert "stopped after iteration 2: 2 iteration(s) done\n" in after
+
+
 def test_the_status_table_fits_80_columns_whole(run_dir):
     """Piped or logged (rich's 80 columns) nothing is cut: every header and row whole."""
     result = subprocess.run([str(Path(sys.executable).parent / "evoharness"), "status",
@@ -115,17 +131,16 @@ def test_status_opens_with_the_answer_and_the_path_of_every_change(run_dir):
     lines = _status_lines(run_dir)
     assert lines[0].startswith("no final exam yet")
     assert lines[1] == "the path: 5 changes, 1 kept"
-    assert lines[2].split() == ["iter", "change", "component", "predicted", "trial", "decision",
-                                "by"]
-    path = {line.split()[1]: line.split() for line in lines[4:11] if len(line.split()) > 5}
-    assert path["c0-prompt"] == ["0", "c0-prompt", "system_prompt", "alpha", ".70", "+100",
-                                 "p=.035", "keep", "trial"]
+    assert lines[2].split() == ["iter", "change", "component", "trial", "decision", "by"]
+    path = {line.split()[1]: line.split() for line in lines[4:14] if len(line.split()) > 5}
+    assert path["c0-prompt"] == ["0", "c0-prompt", "system_prompt", "+100", "p=.035", "keep",
+                                 "trial"]
     assert path["c1-tool"][-2:] == ["revert", "trial"] and path["c2-memory"][-2:] == [
         "pending", "-"]
     tool = next(i for i, line in enumerate(lines) if "c1-tool" in line)
-    assert path["c1-tool"][3:5] == ["gamma", ".60"] and lines[tool + 1].split()[:2] == [
-        "-beta", ".20"]  # each predicted task on its own line
-    assert "regressed beta" in "\n".join(lines)  # c1-tool's trial saw beta fall
+    # under each change, what it predicted and any stable task its trial saw fall
+    assert lines[tool + 1].split() == ["predicted", "gamma", ".60,", "-beta", ".20;",
+                                       "regressed", "beta"]
     assert lines.index(next(l for l in lines if l.startswith("next:"))) > 4
     assert status(run_dir)["lineage"][0]["by"] == "its trial"
 
@@ -137,3 +152,20 @@ def _status_lines(run_dir) -> list[str]:
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
 
+
+
+def test_the_path_wraps_a_long_prediction_between_task_names():
+    """At 80 columns a table column folded `count-extensions-script` in two; the prediction line
+    now wraps only between tasks."""
+    from evolve.cli.run import path_lines
+    from evolve.lineage import LineageRow
+
+    tasks = ["count-extensions-script", "fix-inventory-module", "git-resolve-merge-conflict",
+             "customer-report", "rename-to-markdown"]
+    row = LineageRow(iteration=12, change_id="night-it012-c2", component="middleware",
+                     fixes=dict.fromkeys(tasks, 0.3), regressions={}, expected_delta=10,
+                     tried=False, outcome="pending", decision="pending", by="not judged yet")
+    lines = path_lines([row])
+    assert max(map(len, lines)) <= 80 and len(lines) > 4  # the prediction took two lines
+    words = " ".join(lines[3:]).replace(",", "").split()
+    assert words == ["predicted"] + [w for t in tasks for w in (t, ".30")]
