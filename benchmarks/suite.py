@@ -41,6 +41,9 @@ SUITE = ROOT / "tasks" / "suite"
 DEFAULT_DIR = ROOT / "runs" / "suite-benchmark"
 SUBSETS = ("all", "train", "heldout", "demo")
 INFORMATIVE = (0.2, 0.8)  # pass rates at which a task can show a gain or a loss
+# Tiers: Harbor's difficulty, except that an easy task tagged one-step is shown as its own tier.
+ONE_STEP = "one-step"
+TIERS = (ONE_STEP, "easy", "medium", "hard")
 
 
 class TaskRate(BaseModel):
@@ -50,7 +53,7 @@ class TaskRate(BaseModel):
 
     task_id: str
     split: str
-    difficulty: str
+    difficulty: str  # the tier (TIERS)
     category: str
     passes: int
     total: int  # scored rollouts (infra errors never count)
@@ -110,7 +113,8 @@ def rates(suite: Suite, counts: Mapping[str, TaskCounts]) -> list[TaskRate]:
         c = counts[task.id]
         lo, hi = wilson(c.passes, c.total)
         meta = task.config.metadata
-        found.append(TaskRate(task_id=task.id, split=split, difficulty=meta.difficulty,
+        tier = ONE_STEP if ONE_STEP in meta.tags else meta.difficulty
+        found.append(TaskRate(task_id=task.id, split=split, difficulty=tier,
                               category=meta.category, passes=c.passes, total=c.total, lo=lo, hi=hi))
     return found
 
@@ -126,8 +130,8 @@ def spread(rows: list[TaskRate]) -> dict[str, int]:
 
 def table(rows: list[TaskRate]) -> list[str]:
     width = max([len(r.task_id) for r in rows] + [4])
-    lines = [f"{'task':<{width}}  split    tier    category         passes  rate  95% interval"]
-    lines += [f"{r.task_id:<{width}}  {r.split:<7}  {r.difficulty:<6}  {r.category:<15}  "
+    lines = [f"{'task':<{width}}  split    tier      category         passes  rate  95% interval"]
+    lines += [f"{r.task_id:<{width}}  {r.split:<7}  {r.difficulty:<8}  {r.category:<15}  "
               f"{r.passes:>2}/{r.total:<3}  {r.rate:4.2f}  [{r.lo:.2f}, {r.hi:.2f}]" for r in rows]
     return lines
 
@@ -149,7 +153,7 @@ def metrics(rows: list[TaskRate], stored: Stored) -> list[str]:
     if stored.seconds:
         lines.append(f"seconds_per_rollout: {sum(stored.seconds) / len(stored.seconds):.1f} s")
     groups = {"all": rows, **{s: [r for r in rows if r.split == s] for s in ("train", "heldout")},
-              **{t: [r for r in rows if r.difficulty == t] for t in ("easy", "medium", "hard")}}
+              **{t: [r for r in rows if r.difficulty == t] for t in TIERS}}
     for name, members in groups.items():
         if not members:
             continue

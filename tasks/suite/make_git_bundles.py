@@ -86,6 +86,9 @@ RATIO_BAD = "def ratio(a, b):\n    return a / b\n"
 RATIO_FIXED = "def ratio(a, b):\n    if b == 0:\n        return 0.0\n    return a / b\n"
 CLI_PY = 'import sys\n\nfrom calc import ratio\n\nprint(ratio(float(sys.argv[1]), float(sys.argv[2])))\n'
 CLI_VERBOSE = CLI_PY.replace("import sys\n", "import sys\n\nVERBOSE = '-v' in sys.argv\n")
+SETUP_CFG = ("[metadata]\nname = tinyfmt\nversion = {version}\ndescription = Formats small tables\n\n"
+             "[options]\npy_modules = tinyfmt\npython_requires = >=3.8\n")
+TINYFMT_PY = 'def row(cells):\n    return " | ".join(str(c) for c in cells)\n'
 
 
 HISTORIES: dict[str, list[Step]] = {
@@ -150,6 +153,12 @@ HISTORIES: dict[str, list[Step]] = {
          {"experimental.py": "def power(a, b):\n    return a ** b\n"}),
         ("checkout", "main"),
         ("commit", "Add usage to README", {"README.md": "# calc\n\nRun `python3 cli.py A B`.\n"}),
+    ],
+    "git-commit-changes": [
+        ("commit", "Start tinyfmt", {"tinyfmt.py": TINYFMT_PY, "setup.cfg": SETUP_CFG.format(version="0.9"),
+                                     "README.md": "# tinyfmt\n"}),
+        ("commit", "Release 1.0", {"setup.cfg": SETUP_CFG.format(version="1.0")}),
+        ("commit", "Describe usage", {"README.md": "# tinyfmt\n\n`row(cells)` joins cells with ` | `.\n"}),
     ],
 }
 

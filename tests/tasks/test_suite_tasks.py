@@ -148,6 +148,17 @@ def test_categories_and_difficulty_spread():
     assert levels["easy"] >= 20 and levels["medium"] >= 20 and levels["hard"] >= 10
 
 
+def test_each_category_has_a_one_step_task_on_each_side():
+    """The tier at a small model's level (docs/suite.md): easy, one in every category of each
+    split, so the exam and the trials have tasks the embedded model passes sometimes."""
+    split = suite_file()["split"]
+    one_step = [t for t in TASKS if "one-step" in config(t)["metadata"]["tags"]]
+    assert {config(t)["metadata"]["difficulty"] for t in one_step} == {"easy"}
+    for side in (split["train"], split["heldout"]):
+        assert Counter(config(t)["metadata"]["category"] for t in one_step
+                       if t in side) == Counter(dict.fromkeys(CATEGORIES, 1))
+
+
 def test_demo_tasks_are_easy_train_tasks():
     demo = suite_file()["demo"]["tasks"]
     assert len(demo) == 4
