@@ -187,7 +187,7 @@ def test_git_bundles_match_their_rebuild(tmp_path):
         assert pinned and pinned <= set(shas.values()), f"{task}: tests pin unknown commits"
 
 
-@pytest.mark.slow  # 132 sandboxed runs: 38 s of CPU with a second suite beside it
+@pytest.mark.slow  # 164 sandboxed runs: about 50 s of CPU with a second suite beside it
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 def test_every_task_is_proven():
     """Through the real sandbox: the oracle passes and doing nothing fails, for all tasks."""
