@@ -122,6 +122,7 @@ class RunSpend(NamedTuple):
     rollouts: int  # every rollout of the run: evaluations (train and held-out) and trials
     train_rollouts: int  # those on train tasks (evaluations and trials), infra errors included
     tokens: int  # the rollouts' tokens, in and out
+    busy_seconds: float  # wall time while at least one of them ran (their intervals' union)
 
 
 def run_spend(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSpend:
@@ -131,7 +132,29 @@ def run_spend(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSpend:
         "coalesce(sum(tokens_in + tokens_out), 0) FROM rollouts WHERE run_id = ?",
         [run_id],
     ).fetchone()
-    return RunSpend(*row)
+    return RunSpend(*row, busy_seconds(con, run_id))
+
+
+def busy_seconds(con: duckdb.DuckDBPyConnection, run_id: str) -> float:
+    """The union of the run's rollout intervals, in seconds: time the machine worked on its
+    rollouts, however many processes it took (a phase's record times only the process that
+    finished it) and however long the run stood stopped between them."""
+    return con.execute(
+        """
+        WITH spans AS (
+            SELECT started_at AS s, started_at + duration_s AS e,
+                   max(started_at + duration_s) OVER (ORDER BY started_at ROWS BETWEEN
+                       UNBOUNDED PRECEDING AND 1 PRECEDING) AS reached
+            FROM rollouts WHERE run_id = ?),
+        islands AS (
+            SELECT s, e, sum(CASE WHEN reached IS NULL OR s > reached THEN 1 ELSE 0 END)
+                       OVER (ORDER BY s ROWS UNBOUNDED PRECEDING) AS island
+            FROM spans)
+        SELECT coalesce(sum(e - s), 0) FROM (
+            SELECT min(s) AS s, max(e) AS e FROM islands GROUP BY island)
+        """,
+        [run_id],
+    ).fetchone()[0]
 
 
 def rollout_counts(con: duckdb.DuckDBPyConnection, run_id: str, rollout_ids: list[str]

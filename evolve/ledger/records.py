@@ -159,7 +159,7 @@ class EvolutionCost(BaseModel):
     train_rollouts: int  # those on train tasks, infra errors included
     train_tasks: int
     tokens: int  # the code agent's (every rollout) and the evolve agent's
-    hours: float  # the phases' working time (while the run was stopped not counted)
+    hours: float  # working time: its rollouts' (their intervals' union) and the other phases'
 
     @property
     def rollouts_per_train_task(self) -> int:

@@ -105,3 +105,15 @@ def test_trial_rollouts_in_attempt_order_with_infra_errors(con):
         ("x", "base", "a", 0, "fail"), ("x", "base", "a", 1, "infra_error"),
         ("x", "change", "a", 0, "pass")]
     assert queries.trial_rollouts(con, "run", 0) == []
+
+
+def test_run_spend_counts_the_time_rollouts_ran_once_however_they_overlap(con, tmp_path):
+    # the module's run: attempts 0, 1 and 2 start at 1000, 1010 and 1020 s and take 2 s each
+    assert queries.run_spend(con, "run").busy_seconds == pytest.approx(6.0)
+    # (start, seconds): two workers' overlapping rollouts over 0-12 s, a stop of an hour, one more
+    spans = [(0.0, 10.0), (5.0, 2.0), (8.0, 4.0), (3600.0, 5.0)]
+    write(tmp_path / "rollouts", [result(f"t{n}", attempt=n, started_at=start, duration_s=took)
+                                  for n, (start, took) in enumerate(spans)])
+    with TraceStore(tmp_path / "t.duckdb") as store:
+        store.ingest_dir(tmp_path / "rollouts")
+        assert queries.run_spend(store.con, "run").busy_seconds == pytest.approx(12.0 + 5.0)
