@@ -50,9 +50,14 @@ def _rows(record: ChangeRecord) -> list[tuple[str, ...]]:
 
 
 def _change_table(record: ChangeRecord) -> Table:
+    """Without vertical rules, so at 80 columns (a log, a pipe) every task name stays whole."""
+    from rich import box
     from rich.table import Table
 
-    table = Table("task", "predicted", "role", "history", "base", "change", "result")
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 2), pad_edge=False)
+    for column in ("task", "predicted", "role", "history", "base", "change"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("result")  # the one that may wrap: "not_fixed (floor 0.25)"
     for row in _rows(record):
         table.add_row(*row)
     return table

@@ -70,3 +70,20 @@ def test_unknown_selector_is_a_clear_error(tmp_path):
     run, *_ = make_run(tmp_path)
     result = runner.invoke(app, ["manifest", "show", str(run), "nope"])
     assert result.exit_code != 0 and "no change or iteration matches" in str(result.exception)
+
+
+def test_manifest_show_keeps_a_long_task_name_whole_at_80_columns(tmp_path):
+    """Piped or logged (rich's 80 columns), the table's vertical rules had cut
+    `fix-inventory-module` to `fix-inventory-mo…`."""
+    config = RunConfig(run_id="run1", tasks=SUITE, model="scripted:done")
+    run_dir = init_run(tmp_path / "run", config).root
+    long_name = "a-task-with-a-rather-long-name"
+    with open_run(run_dir, command="test") as run:
+        c = change("C", fixes={long_name: 0.3}, commit=edit(run.repo, "C", "f.txt", 1, "C").commit)
+        run.ledger.preregister(manifest(1, c))
+        run.ledger.record_judgements([judge(c, f"{long_name}=0/2", base={long_name: "0"},
+                                            change={long_name: "0"}, iteration=1)])
+    result = runner.invoke(app, ["manifest", "show", str(run_dir), "C"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith(long_name))
+    assert row.split()[1:3] == ["fix", "p=0.30"] and len(row) <= 80
