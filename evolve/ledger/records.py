@@ -236,19 +236,30 @@ class ExamRecord(BaseModel):
         return next((c for c in self.comparisons if head and base and c.a == base.name
                      and c.b == head.b), None)
 
+    @property
+    def baseline_vs_seed(self) -> Comparison | None:
+        """The matched-budget baseline against the seed."""
+        return next((c for c in self.comparisons if self.baseline and c.a == "seed"
+                     and c.b == self.baseline.name), None)
+
     def verdict_line(self) -> str:
-        said = [self.said(c) for c in (self.headline, self.against_baseline) if c is not None]
         cost = f"; the evolution spent {self.cost.sentence()}" if self.cost else ""
         return (f"exam on {len(self.tasks)} held-out tasks, k={self.k}: "
-                f"{'; '.join(said) or self.note or ''} "
+                f"{'; '.join(self._verdicts())} "
                 f"(noise floor, seed vs seed: {self.noise_floor.sentence()}){cost}")
 
     def answer(self) -> list[str]:
         """What a morning reader asks first: the evolved harness against the seed and against
-        the matched-budget baseline, and what the evolution cost."""
-        said = [self.said(c) for c in (self.headline, self.against_baseline) if c is not None]
-        said = said or [self.note or ""]
-        return said + ([f"the evolution spent {self.cost.sentence()}"] if self.cost else [])
+        the matched-budget baseline (with no evolved harness, that it is the seed and what the
+        baseline did against it), and what the evolution cost."""
+        return self._verdicts() + ([f"the evolution spent {self.cost.sentence()}"]
+                                   if self.cost else [])
+
+    def _verdicts(self) -> list[str]:
+        if self.headline is not None:
+            return [self.said(c) for c in (self.headline, self.against_baseline) if c is not None]
+        baseline = self.baseline_vs_seed
+        return [self.note or ""] + ([self.said(baseline)] if baseline is not None else [])
 
     def lines(self) -> list[str]:
         """Every comparison in words, the noise floor first, then what the baseline and the

@@ -132,6 +132,29 @@ def test_best_of_n_wins_when_the_seed_solves_one_attempt_in_n(tmp_path: Path) ->
 
 
 @pytest.mark.slow
+def test_with_nothing_kept_the_answer_still_says_what_best_of_n_did(tmp_path: Path) -> None:
+    """The recorded night kept no change: its answer said only that the final harness is the
+    seed, and left out the baseline's comparison the exam had measured."""
+    script = tmp_path / "s.yaml"
+    model = write_script(script, picker() + [code_agent(rollout_matches=r"-a(05|11)$")])
+    run_dir = marked_run(tmp_path, model)
+    evaluate_once(run_dir, lambda _: None)  # no change: the final harness is the seed
+
+    cli("exam", str(run_dir), "--exam-baseline", "best-of:6")
+
+    [exam] = read_run(run_dir)[1].exams()
+    assert [(c.a, c.b) for c in exam.comparisons] == [("seed", "best-of-6")]
+    assert exam.answer()[:2] == ["the final harness is the seed (no change was kept)",
+                                 "seed best-of-6 vs seed: " + exam.comparisons[0].sentence()]
+    assert "better by +100.0 points" in exam.answer()[1]
+    assert exam.verdict_line().startswith(
+        f"exam on {len(HELDOUT)} held-out tasks, k=2: the final harness is the seed (no change "
+        "was kept); seed best-of-6 vs seed: better by +100.0 points [")
+    shown = cli("status", str(run_dir)).splitlines()
+    assert shown[2].strip().startswith("seed best-of-6 vs seed: better by +100.0 points")
+
+
+@pytest.mark.slow
 def test_best_of_n_does_not_win_when_only_the_evolved_harness_solves(tmp_path: Path) -> None:
     """Through `init --exam-baseline best-of`: N is the evolution's rollouts per train task."""
     suite = mark_verifiers(write_suite(tmp_path / "suite", ["alpha", "beta"], HELDOUT))
