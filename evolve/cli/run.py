@@ -265,7 +265,7 @@ def _answer(data: dict, console: Console) -> None:
     kept = sum(r["decision"] == "keep" for r in rows)
     console.print(f"the path: {len(rows)} change{'s' * (len(rows) != 1)}, {kept} kept",
                   markup=False, highlight=False)
-    for line in path_lines([LineageRow.model_validate(r) for r in rows]):
+    for line in path_lines([LineageRow.model_validate(r) for r in rows], console.width):
         console.print(line, markup=False, highlight=False)
 
 

@@ -255,11 +255,16 @@ class ExamRecord(BaseModel):
         return self._verdicts() + ([f"the evolution spent {self.cost.sentence()}"]
                                    if self.cost else [])
 
-    def _verdicts(self) -> list[str]:
+    def answered(self) -> list[Comparison]:
+        """The comparisons the answer states: the headline and it against the baseline, or, with
+        no evolved harness, the baseline against the seed."""
         if self.headline is not None:
-            return [self.said(c) for c in (self.headline, self.against_baseline) if c is not None]
-        baseline = self.baseline_vs_seed
-        return [self.note or ""] + ([self.said(baseline)] if baseline is not None else [])
+            return [c for c in (self.headline, self.against_baseline) if c is not None]
+        return [c for c in (self.baseline_vs_seed,) if c is not None]
+
+    def _verdicts(self) -> list[str]:
+        said = [self.said(c) for c in self.answered()]
+        return said if self.headline is not None else [self.note or "", *said]
 
     def lines(self) -> list[str]:
         """Every comparison in words, the noise floor first, then what the baseline and the
