@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from traces.queries import run_spend
 
-from .ledger import Phase
-from .ledger.records import EvolutionCost, EvolveResult
+from .ledger.records import ROLLING, EvolutionCost, EvolveResult
 from .run import Run
-
-ROLLING = (Phase.EVAL, Phase.TRIAL)  # phases whose time is their rollouts'
 
 
 def evolution_cost(run: Run) -> EvolutionCost:

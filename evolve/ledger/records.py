@@ -32,6 +32,7 @@ EVALUATE = PHASE_ORDER[:3]  # evaluate the current harness; a clean stop is afte
 # Change the harness, pre-register the predictions, judge each change in its own trial and
 # revert the rejected ones: the next iteration evaluates the harness that survived.
 EVOLVE = PHASE_ORDER[3:]
+ROLLING = (Phase.EVAL, Phase.TRIAL)  # the phases that run rollouts
 
 
 class _Result(BaseModel):
@@ -258,9 +259,9 @@ class ExamRecord(BaseModel):
     def answered(self) -> list[Comparison]:
         """The comparisons the answer states: the headline and it against the baseline, or, with
         no evolved harness, the baseline against the seed."""
-        if self.headline is not None:
-            return [c for c in (self.headline, self.against_baseline) if c is not None]
-        return [c for c in (self.baseline_vs_seed,) if c is not None]
+        shown = ((self.headline, self.against_baseline) if self.headline is not None
+                 else (self.baseline_vs_seed,))
+        return [c for c in shown if c is not None]
 
     def _verdicts(self) -> list[str]:
         said = [self.said(c) for c in self.answered()]

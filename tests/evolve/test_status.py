@@ -153,7 +153,6 @@ def _status_lines(run_dir) -> list[str]:
     return result.stdout.splitlines()
 
 
-
 def test_the_path_wraps_a_long_prediction_between_task_names():
     """At 80 columns a table column folded `count-extensions-script` in two; the prediction line
     now wraps only between tasks."""
