@@ -44,7 +44,8 @@ def status(run_dir: str | Path) -> dict[str, Any]:
             "next_phase": next_phase.value, "stopped": stop and stop.line(), "iterations": rows,
             "exam": _exam(exams[-1]) if exams else None,
             "lineage": [row.model_dump() for row in lineage(changes)],
-            "forecast": describe(config, ledger)}
+            # a stopped run's cost is its exam's; what it would still cost is only a guess
+            "forecast": [] if stop else describe(config, ledger)}
 
 
 def _exam(record: ExamRecord) -> dict[str, Any]:

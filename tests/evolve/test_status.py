@@ -94,12 +94,14 @@ def test_status_command_says_evolve_is_running(run_dir):
 
 
 def test_status_of_a_stopped_run_still_running_says_it_is_in_the_final_exam(run_dir):
-    """After a stop rule held, the loop's process goes on with the exam: not "iteration 2 ..."."""
+    """After a stop rule held, the loop's process goes on with the exam: not "iteration 2 ...",
+    and no forecast of the whole run."""
     from evolve.run import open_run
 
+    command = [str(Path(sys.executable).parent / "evoharness"), "status", str(run_dir)]
+    assert "forecast:" in subprocess.run(command, capture_output=True, text=True).stdout
     with open_run(run_dir) as run:
         run.ledger.record_stop(2, "2 iteration(s) done")
-    command = [str(Path(sys.executable).parent / "evoharness"), "status", str(run_dir)]
     with evolve_elsewhere(run_dir) as (holder, release):
         release()
         result = subprocess.run(command, capture_output=True, text=True)
@@ -107,6 +109,7 @@ def test_status_of_a_stopped_run_still_running_says_it_is_in_the_final_exam(run_
     assert "is running it, now at the final exam\n" in result.stdout
     after = subprocess.run(command, capture_output=True, text=True).stdout
     assert "stopped after iteration 2: 2 iteration(s) done\n" in after
+    assert "forecast:" not in after  # the whole run's forecast says nothing about a stopped one
 
 
 def test_the_status_table_fits_80_columns_whole(run_dir):
