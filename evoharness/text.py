@@ -1,5 +1,6 @@
-"""Text that came from outside the process (a model's reply, a sandbox's output) made encodable:
-a lone UTF-16 surrogate, which JSON escapes can carry but no UTF-8 encoder accepts, becomes U+FFFD."""
+"""Text: what came from outside the process (a model's reply, a sandbox's output) made encodable
+(a lone UTF-16 surrogate, which JSON escapes can carry but no UTF-8 encoder accepts, becomes
+U+FFFD), and counts in words."""
 from __future__ import annotations
 
 import json
@@ -22,3 +23,8 @@ def scrub_json(value: Any) -> Any:
     Through the C encoder and decoder, so a value as deep as json.loads accepts never recurses here."""
     text = json.dumps(value, ensure_ascii=False, default=str)  # str: a Path in an event's data
     return value if _SURROGATE.search(text) is None else json.loads(scrub(text))
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """"1 task", "3 tasks", "0 losses" (`plural` where adding an s is wrong)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

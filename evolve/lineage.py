@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from evoharness.text import counted
+
 from manifests.record import PENDING, ChangeRecord
 from manifests.schema import ChangeManifestEntry
 
@@ -47,10 +49,10 @@ class LineageRow(BaseModel):
             gain = "no pair" if self.gain is None else f"{100 * self.gain:+.0f}"
             return f"{gain} p={_short(self.p_value, 3)}"
         gain = "no pair ran" if self.gain is None else (
-            f"{100 * self.gain:+.1f} points on {self.paired} task{'s' * (self.paired != 1)}")
+            f"{100 * self.gain:+.1f} points on {counted(self.paired, 'task')}")
         fell = f"; regressed {', '.join(self.regressed)}" if self.regressed else ""
-        return (f"{gain} ({self.wins} wins, {self.losses} losses; p = {self.p_value:.4f})"
-                f"{fell}")
+        return (f"{gain} ({counted(self.wins, 'win')}, {counted(self.losses, 'loss', 'losses')}; "
+                f"p = {self.p_value:.4f}){fell}")
 
     def decided_by(self, short: bool = False) -> str:
         """What decided it: "its trial", "a cascade from c0-x", "by hand"; short: "trial",

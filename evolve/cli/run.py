@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from evoharness.text import counted
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -263,7 +265,7 @@ def _answer(data: dict, console: Console) -> None:
         console.print("the path: no change was made", markup=False, highlight=False)
         return
     kept = sum(r["decision"] == "keep" for r in rows)
-    console.print(f"the path: {len(rows)} change{'s' * (len(rows) != 1)}, {kept} kept",
+    console.print(f"the path: {counted(len(rows), 'change')}, {kept} kept",
                   markup=False, highlight=False)
     for line in path_lines([LineageRow.model_validate(r) for r in rows], console.width):
         console.print(line, markup=False, highlight=False)

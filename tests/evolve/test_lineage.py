@@ -28,6 +28,10 @@ def test_rows_carry_what_the_records_hold(records):
     assert prompt.effect(short=True) == f"+100 p={judged.p_value:.3f}".replace("0.", ".", 1)
     tool = rows["c1-tool"]
     assert tool.regressed == ["beta"] and tool.effect().endswith("; regressed beta")
+    one_each = tool.model_copy(update={"paired": 1, "wins": 1, "losses": 1})
+    assert " on 1 task (1 win, 1 loss; p = " in one_each.effect()
+    assert " tasks (2 wins, 0 losses; p = " in one_each.model_copy(
+        update={"paired": 2, "wins": 2, "losses": 0}).effect()
     assert tool.prediction(short=True) == "gamma .60, -beta .20"
     pending = rows["c2-memory"]
     assert (pending.effect(), pending.decided_by(), pending.decided_by(short=True)) == (
