@@ -19,7 +19,7 @@ class CheckResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     task_id: str
-    split: Split
+    split: Split | None  # None: a lone task folder, in no suite
     oracle: VerifierResult
     nothing: VerifierResult
     seconds: float
@@ -53,14 +53,14 @@ def _nothing(task: Task, factory: SandboxFactory) -> VerifierResult:
         sandbox.close()
 
 
-def check_task(task: Task, split: Split, factory: SandboxFactory) -> CheckResult:
+def check_task(task: Task, split: Split | None, factory: SandboxFactory) -> CheckResult:
     start = time.monotonic()
     oracle, nothing = _oracle(task, factory), _nothing(task, factory)
     return CheckResult(task_id=task.id, split=split, oracle=oracle, nothing=nothing,
                        seconds=time.monotonic() - start)
 
 
-def check_tasks(items: list[tuple[Task, Split]], factory: SandboxFactory, *, workers: int = 2,
+def check_tasks(items: list[tuple[Task, Split | None]], factory: SandboxFactory, *, workers: int = 2,
                 progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
     """Check every task, `workers` at a time; results in input order."""
     def one(item: tuple[Task, Split]) -> CheckResult:

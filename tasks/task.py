@@ -346,6 +346,16 @@ def has_split_file(path: str | Path) -> bool:
     return (Path(path) / "suite.toml").is_file()
 
 
+def split_of(task_dir: str | Path) -> Split | None:
+    """The split that the suite around one task folder puts it in; None outside a suite."""
+    task_dir = Path(task_dir).resolve()
+    if not has_split_file(task_dir.parent):
+        return None
+    split, _ = _read_split(task_dir.parent / "suite.toml")
+    return next((side for side, ids in (("train", split.train), ("heldout", split.heldout))
+                 if task_dir.name in ids), None)
+
+
 def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
     """Load the task directories under `path` and check the split lists each exactly once.
 

@@ -22,10 +22,10 @@ tasks_app = typer.Typer(help="Inspect and prove task suites.", no_args_is_help=T
 
 
 def _items(path: Path):
-    from tasks.task import load_suite, load_task
+    from tasks.task import load_suite, load_task, split_of
 
     if (path / "task.toml").exists():
-        return [(load_task(path), "train")]
+        return [(load_task(path), split_of(path))]
     return load_suite(path).items()
 
 
@@ -41,7 +41,7 @@ def _table(results: list[CheckResult], where: dict[str, str], left_out: dict[str
     for task_id, why in left_out.items():
         table.add_row(task_id, "", where[task_id], _mark(False, escape(why)), "", "")
     for r in results:
-        table.add_row(r.task_id, r.split, where[r.task_id],
+        table.add_row(r.task_id, r.split or "-", where[r.task_id],
                       _mark(r.oracle.passed, f"pass ({r.oracle.reward:g})" if r.oracle.passed
                             else f"FAIL ({r.oracle.reward:g})"),
                       _mark(not r.nothing.passed, "fails" if not r.nothing.passed

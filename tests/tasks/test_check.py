@@ -27,6 +27,16 @@ def test_fixture_suite_is_proven(capsys):
         ("hello-world", "train", True), ("sum-numbers", "heldout", True)]
 
 
+def test_one_task_folder_shows_the_split_its_suite_gives_it(tmp_path, capsys):
+    """A held-out task checked alone is still held out; a task in no suite has no split."""
+    assert _exit_code(["tasks", "check", str(FIXTURES / "sum-numbers"), "--json"]) == 0
+    assert [(r["task_id"], r["split"]) for r in json.loads(capsys.readouterr().out)] == [
+        ("sum-numbers", "heldout")]
+    lone = shutil.copytree(FIXTURES / "sum-numbers", tmp_path / "sum-numbers")
+    assert _exit_code(["tasks", "check", str(lone), "--json"]) == 0
+    assert [r["split"] for r in json.loads(capsys.readouterr().out)] == [None]
+
+
 def test_broken_oracle_and_trivial_task_exit_1(tmp_path, capsys):
     broken = shutil.copytree(FIXTURES / "hello-world", tmp_path / "broken")
     (broken / "solution" / "solve.sh").write_text("echo 'Hello' > hello.txt\n")
