@@ -8,7 +8,8 @@ A change's setup, fixed before its first rollout and stored (a resumed trial rea
   history pools every evaluation of that git tree in the run (train tasks, scored rollouts, never
   a trial's), so a revert back to an earlier tree counts as a repeat of it.
 - Change tree: the change alone, cherry-picked onto the base without touching the workspace and
-  kept on the branch trial/<change_id>, so no sibling's edit is in either arm. A change that does
+  kept on the branch trial/<change_id>, so no sibling's edit is in either arm (harness.yaml
+  merges by its structure: two registrations in a row each apply alone). A change that does
   not apply there alone (it edits lines an earlier change of its session edited, e.g. two rules
   appended one after the other), or does not validate alone (it needs a file an earlier change
   added), is judged as committed against its parent: the arms still differ by this change only.

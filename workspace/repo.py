@@ -17,6 +17,8 @@ from evoharness.files import read_text_inside
 
 from .bounded import MAX_FILE_BYTES
 from .prompt import SEED_DIR
+from .spec_merge import merge_spec
+from .validate import SPEC_FILE
 
 __all__ = ["SEED_DIR", "CommitInfo", "HarnessRepo", "RevertConflict"]
 
@@ -202,7 +204,8 @@ class HarnessRepo:
     def apply_alone(self, commit: str, onto: str, *, message: str) -> str | None:
         """A commit on `onto` holding only what `commit` changed against its parent, made without
         touching the working tree or HEAD (a scratch index); `commit` itself when `onto` is its
-        parent; None when the change does not apply cleanly to `onto` (a 3-way merge conflict)."""
+        parent; None when the change does not apply cleanly to `onto`: a 3-way line merge
+        conflict, except in harness.yaml, which then merges by its structure (spec_merge.py)."""
         sha, base = self._resolve(commit), self._resolve(onto)
         parent = self.parent(sha)
         if parent == base:
@@ -210,17 +213,38 @@ class HarnessRepo:
         patch = self._git.diff("--binary", "--full-index", parent, sha,
                                strip_newline_in_stdout=False)
         with tempfile.TemporaryDirectory(prefix="evo-index-") as scratch:
-            env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-            self._git.read_tree(base, env=env)
+            tree = self._patched_tree(patch, base, Path(scratch))
+            if tree is None and SPEC_FILE in self.changed_files(sha):
+                spec = merge_spec(*(self._spec_text(c) for c in (parent, base, sha)))
+                if spec is not None:
+                    tree = self._patched_tree(patch, base, Path(scratch), spec=spec)
+        return None if tree is None else self._git.commit_tree(tree, "-p", base, "-m", message)
+
+    def _patched_tree(self, patch: str, base: str, scratch: Path, *,
+                      spec: str | None = None) -> str | None:
+        """The tree of `base` with `patch` applied (3-way) in a scratch index; with `spec`, the
+        patch leaves harness.yaml alone and `spec` is put there instead. None on a conflict."""
+        env = {"GIT_INDEX_FILE": str(scratch / "index")}
+        self._git.read_tree(base, env=env)
+        (scratch / "change.patch").write_text(patch)
+        exclude = [] if spec is None else [f"--exclude={SPEC_FILE}"]
+        try:
             if patch:
-                (Path(scratch) / "change.patch").write_text(patch)
-                try:
-                    self._git.apply("--cached", "--3way", str(Path(scratch) / "change.patch"),
-                                    env=env)
-                except git.GitCommandError:
-                    return None
-            tree = self._git.write_tree(env=env)
-        return self._git.commit_tree(tree, "-p", base, "-m", message)
+                self._git.apply("--cached", "--3way", *exclude, str(scratch / "change.patch"),
+                                env=env)
+        except git.GitCommandError:
+            return None
+        if spec is not None:
+            (scratch / SPEC_FILE).write_text(spec, encoding="utf-8")
+            blob = self._git.hash_object("-w", "--no-filters", str(scratch / SPEC_FILE))
+            self._git.update_index("--add", "--cacheinfo", f"100644,{blob},{SPEC_FILE}", env=env)
+        return self._git.write_tree(env=env)
+
+    def _spec_text(self, commit: str) -> str:
+        try:
+            return self.read_file(SPEC_FILE, commit)
+        except EvoError:
+            return ""
 
     def set_branch(self, name: str, commit: str) -> None:
         """Point branch `name` at `commit` (created or moved; HEAD stays where it is)."""

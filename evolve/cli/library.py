@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from evoharness.text import counted
+
 library_app = typer.Typer(help="The improvement library: changes runs kept, and where they held.",
                           no_args_is_help=True, rich_markup_mode=None)
 LIBRARY = typer.Argument(..., help="The library directory (a git repository of plain files).")
@@ -37,8 +39,8 @@ def add(
                        hint="name one with --library DIR (or create the run with init --library); "
                             "it keeps where the starter entries the run applied held, too")
     report = file_run(Library(root), run_dir)
-    typer.echo(f"{root}: {len(report.added)} entries added, {len(report.outcomes)} outcomes of "
-               f"applied entries recorded" + (f" (commit {report.commit[:10]})" if report.commit
+    typer.echo(f"{root}: {counted(len(report.added), 'entry', 'entries')} added, "
+               f"{counted(len(report.outcomes), 'outcome')} of applied entries recorded" + (f" (commit {report.commit[:10]})" if report.commit
                                               else " (nothing new)"))
     for line in [*(f"  added {e}" for e in report.added), *(f"  {o}" for o in report.outcomes)]:
         typer.echo(line)

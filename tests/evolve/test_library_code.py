@@ -79,6 +79,8 @@ def test_a_middleware_is_kept_or_reverted_by_its_trial_and_filed_like_a_rule(
     harmful = records["The agent runs commands it should not."]
     assert (kept.decision, kept.verdict) == ("keep", "effective")
     assert [starter.decision, harmful.decision] == ["revert", "revert"]
+    # registered after the starter's middleware, yet tried alone: harness.yaml merged as data
+    assert harmful.judgement.setup.applied == "alone"
     assert starter.entry.component == "middleware"  # read from the entry's edits
     repo = HarnessRepo(run / "workspace")
     assert repo.commit_info(starter.entry.commit).trailers["Library-Entry"] == "done-guard"
@@ -91,7 +93,7 @@ def test_a_middleware_is_kept_or_reverted_by_its_trial_and_filed_like_a_rule(
 
     library = tmp_path / "library"
     filed = cli("library", "add", str(run), "--library", str(library))
-    assert "1 entries added, 1 outcomes" in filed and "done-guard: revert" in filed
+    assert "1 entry added, 1 outcome of" in filed and "done-guard: revert" in filed
     entries = {e.id: e for e in Library(library).entries()}
     [made] = [e for e in entries.values() if e.origin == "run"]
     assert made.component == "middleware" and made.edits[0]["content"] == HELPFUL
