@@ -206,7 +206,7 @@ class _Agent:
                       retried: bool) -> bool:
         """Tell the model what was wrong. The first failure is retried for free; a second one in a
         row costs a step. Returns whether the next reply is a retry."""
-        feedback = (f"Your reply could not be used: {exc}\n"
+        feedback = (f"Your reply could not be used, so nothing ran: {exc}\n"
                     f"{format_instructions(self.settings.action_format, self.registry.names)}")
         call = reply.tool_calls[0] if reply.tool_calls else None
         transcript.add(_reply_and_answer(reply.content, call, feedback), "unusable reply")

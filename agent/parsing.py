@@ -17,6 +17,10 @@ ActionFormat = Literal["json", "native"]
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)  # a backslash and what follows, pair by pair
+_STRING_VALUE = re.compile(r'"[A-Za-z_][A-Za-z0-9_]*"\s*:\s*"')  # `"key": "` opening a string
+_OBJECT_END = re.compile(r'"\s*(?:\}\s*)+$')  # a string's closing quote, then only braces
+_BARE_QUOTE = re.compile(r'(?<!\\)"')
+_NEXT_KEY = re.compile(r'"\s*,\s*"[A-Za-z_][A-Za-z0-9_]*"\s*:')  # `", "key":` inside a value
 _JSON_ESCAPES = set('"\\/bfnrtu')
 _ACTION_KEYS = {"tool", "name", "thought"}
 _JSON_TYPES = {"string", "object", "array", "number", "integer", "boolean", "null"}
@@ -112,9 +116,11 @@ def _parse_native(reply: ModelReply) -> Action:
         # Some models put the call in the text instead; accept it when it is an unambiguous action.
         try:
             action = _parse_json_action(reply.content)
-        except ParseError:
-            raise ParseError("the reply has no tool call", field="tool_calls") from None
-        return action.model_copy(update={"note": "tool call read from the message text"})
+        except ParseError as error:
+            raise ParseError(f"the reply has no tool call, and its text holds no usable one "
+                             f"({error.message})", field="tool_calls") from None
+        note = "; ".join(filter(None, ["tool call read from the message text", action.note]))
+        return action.model_copy(update={"note": note})
     call = reply.tool_calls[0]
     note = ""
     if len(reply.tool_calls) > 1:
@@ -125,28 +131,29 @@ def _parse_native(reply: ModelReply) -> Action:
 
 
 def _parse_json_action(text: str) -> Action:
-    obj = _first_json_object(text)
-    if obj is None:
+    found = _first_json_object(text)
+    if found is None:
         raise ParseError("no JSON object found in the reply", field="content", value=text[:200])
+    obj, notes = found
     tool = obj.get("tool", obj.get("name"))
     if not isinstance(tool, str) or not tool:
         raise ParseError('the JSON object has no "tool" name', field="tool", value=obj)
-    note = ""
     if "arguments" in obj or "parameters" in obj:
         raw = obj.get("arguments", obj.get("parameters"))
     else:  # small models often flatten the arguments into the action; the schema check follows
         raw = {k: v for k, v in obj.items() if k not in _ACTION_KEYS}
-        note = "arguments read from the top level of the action" if raw else ""
+        notes += ["arguments read from the top level of the action"] if raw else []
     arguments = _arguments_dict(raw, field="arguments")
     thought = obj.get("thought", "")
-    return Action(tool=tool, arguments=arguments, note=note,
+    return Action(tool=tool, arguments=arguments, note="; ".join(notes),
                   thought=thought if isinstance(thought, str) else "")
 
 
-def _first_json_object(text: str) -> dict[str, Any] | None:
-    """The first balanced JSON object, looking inside code fences first. A backslash JSON does
-    not define (a shell command's `\\;`, `\\.` or `\\$`) is read as a literal backslash, as the
-    command meant it: strictly, the 1.5B's `find ... -exec rm {} \\;` was no action at all."""
+def _first_json_object(text: str) -> tuple[dict[str, Any], list[str]] | None:
+    """The first balanced JSON object, looking inside code fences first, and what reading it
+    forgave. A backslash JSON does not define (a shell command's `\\;`, `\\.` or `\\$`) is read
+    as a literal backslash, as the command meant it: strictly, the 1.5B's `find ... -exec rm {}
+    \\;` was no action at all. Failing that, an object whose last string holds bare quotes."""
     text = _ESCAPE.sub(_literal_if_invalid, text)
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     decoder = json.JSONDecoder()
@@ -157,7 +164,38 @@ def _first_json_object(text: str) -> dict[str, Any] | None:
             except (json.JSONDecodeError, RecursionError):  # nesting past the decoder's stack
                 continue
             if isinstance(obj, dict):
-                return obj
+                return obj, []
+    for candidate in candidates:
+        obj = _with_bare_quotes_kept(candidate)
+        if obj is not None:
+            return obj, ["quotes inside the last argument read as its own"]
+    return None
+
+
+def _with_bare_quotes_kept(candidate: str) -> dict[str, Any] | None:
+    """The object `candidate` ends with, when its last string value holds unescaped double quotes:
+    without the grammar of the JSON format, the 1.5B writes `"command": "mv "$f" "${f%.txt}.md""`
+    and strictly nothing runs. Only that last value is repaired (its bare quotes escaped): tried
+    from the last `"key": "` back, the first repair that parses to an object is taken, unless the
+    value would swallow a later key (`"tool": "shell", "arguments": ...` read as one tool name)."""
+    candidate = candidate.rstrip()
+    end = _OBJECT_END.search(candidate)
+    first = candidate.find("{")
+    if end is None or first < 0:
+        return None
+    openings = list(_STRING_VALUE.finditer(candidate, first, end.start()))
+    for opening in reversed(openings):
+        value = candidate[opening.end():end.start()]
+        if _NEXT_KEY.search(value):
+            return None
+        value = _BARE_QUOTE.sub(r'\\"', value)
+        repaired = candidate[first:opening.end()] + value + candidate[end.start():]
+        try:
+            obj = json.loads(repaired)
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        if isinstance(obj, dict):
+            return obj
     return None
 
 

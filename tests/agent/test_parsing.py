@@ -40,6 +40,31 @@ def test_a_backslash_json_does_not_define_is_the_commands_own():
     assert valid.arguments == {"command": command}  # valid escapes mean what JSON says
 
 
+def test_bare_quotes_in_the_last_argument_are_read_as_its_own():
+    """The 1.5B's native-format reply, word for word: without a grammar it leaves the quotes of
+    `"$file"` bare, and strictly nothing ran (5 of its 14 rename-to-markdown trial rollouts)."""
+    command = 'for file in /app/notes/*.txt; do mv "$file" "${file%.txt}.md"; done'
+    text = f'```json\n{{\n  "name": "shell",\n  "arguments": {{\n    "command": "{command}"\n  }}\n}}\n```'
+    action = parse_reply(ModelReply(content=text), "native")
+    assert (action.tool, action.arguments) == ("shell", {"command": command})
+    assert "quotes inside the last argument" in action.note and "message text" in action.note
+    flat = parse_json('{"thought": "t", "tool": "shell", "command": "grep "a: b" f"}')
+    assert flat.arguments == {"command": 'grep "a: b" f'}
+    assert parse_json('{"tool": "shell", "arguments": {"command": "echo \\"ok\\" "x""}}'
+                      ).arguments == {"command": 'echo "ok" "x"'}  # escaped ones stay as they are
+
+
+@pytest.mark.parametrize("text", [
+    '{"tool": "shell", "arguments": {"command": "echo "a""}} and then some prose',
+    '{"tool": "shell", "arguments": {"command": "echo "a", "cwd": "/"}',  # would be tool's
+    '{"tool": "shell", "arguments": {"command": "echo "a", "cwd": "/"}}',
+    '"command": "echo "a""}',
+])
+def test_bare_quotes_are_not_guessed_at_unless_one_last_string_ends_the_object(text):
+    with pytest.raises(ParseError):
+        parse_json(text)
+
+
 def test_name_and_parameters_keys_are_accepted():
     action = parse_json('{"name": "shell", "parameters": {"command": "ls"}}')
     assert (action.tool, action.arguments) == ("shell", {"command": "ls"})
@@ -112,7 +137,7 @@ def test_native_without_tool_call_reads_an_action_from_the_text_or_fails():
     assert action.tool == "done" and "message text" in action.note
     with pytest.raises(ParseError) as err:
         parse_reply(ModelReply(content="All finished!"), "native")
-    assert err.value.field == "tool_calls"
+    assert err.value.field == "tool_calls" and "no JSON object found" in err.value.message
 
 
 def test_format_instructions_name_the_tools_and_done():
