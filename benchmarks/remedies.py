@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from evoharness.text import counted  # noqa: E402
 from evolve.agent.change import ChangeTool  # noqa: E402
 from evolve.agent.tools import LibraryOffer  # noqa: E402
 from evolve.config import RunConfig  # noqa: E402
@@ -126,8 +127,10 @@ def report(run: Run, entries: list[LibraryEntry], applied: dict[str, str], start
                     f" [{100 * numbers.lo:+.1f}, {100 * numbers.hi:+.1f}]")
         tasks = ", ".join(p.task_id for p in record.entry.predicted_fixes)
         print(f"effect_{entry}: {effect}{interval} points")
+        verdict = judgement.verdict
         print(f"decision_{entry}: {record.decision} ({record.verdict}; p = {numbers.p_value:.3g}; "
-              f"tasks: {tasks})")
+              f"{counted(verdict.wins, 'win')}, {counted(verdict.losses, 'loss', 'losses')} "
+              f"in its pairs; tasks: {tasks})")
         print(f"rollouts_{entry}: {judgement.verdict.rollouts.used} rollouts")
     with run.ledger.reading() as store:
         passes, total = store.con.execute(
