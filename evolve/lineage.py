@@ -7,7 +7,6 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.text import counted
-
 from manifests.record import PENDING, ChangeRecord
 from manifests.schema import ChangeManifestEntry
 

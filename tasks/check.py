@@ -60,10 +60,11 @@ def check_task(task: Task, split: Split | None, factory: SandboxFactory) -> Chec
                        seconds=time.monotonic() - start)
 
 
-def check_tasks(items: list[tuple[Task, Split | None]], factory: SandboxFactory, *, workers: int = 2,
-                progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+def check_tasks(items: list[tuple[Task, Split | None]], factory: SandboxFactory, *,
+                workers: int = 2, progress: Callable[[CheckResult], None] | None = None
+                ) -> list[CheckResult]:
     """Check every task, `workers` at a time; results in input order."""
-    def one(item: tuple[Task, Split]) -> CheckResult:
+    def one(item: tuple[Task, Split | None]) -> CheckResult:
         result = check_task(*item, factory)
         if progress is not None:
             progress(result)

@@ -39,9 +39,9 @@ def add(
                        hint="name one with --library DIR (or create the run with init --library); "
                             "it keeps where the starter entries the run applied held, too")
     report = file_run(Library(root), run_dir)
+    saved = f" (commit {report.commit[:10]})" if report.commit else " (nothing new)"
     typer.echo(f"{root}: {counted(len(report.added), 'entry', 'entries')} added, "
-               f"{counted(len(report.outcomes), 'outcome')} of applied entries recorded" + (f" (commit {report.commit[:10]})" if report.commit
-                                              else " (nothing new)"))
+               f"{counted(len(report.outcomes), 'outcome')} of applied entries recorded{saved}")
     for line in [*(f"  added {e}" for e in report.added), *(f"  {o}" for o in report.outcomes)]:
         typer.echo(line)
     if report.pending:

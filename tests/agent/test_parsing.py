@@ -44,7 +44,8 @@ def test_bare_quotes_in_the_last_argument_are_read_as_its_own():
     """The 1.5B's native-format reply, word for word: without a grammar it leaves the quotes of
     `"$file"` bare, and strictly nothing ran (5 of its 14 rename-to-markdown trial rollouts)."""
     command = 'for file in /app/notes/*.txt; do mv "$file" "${file%.txt}.md"; done'
-    text = f'```json\n{{\n  "name": "shell",\n  "arguments": {{\n    "command": "{command}"\n  }}\n}}\n```'
+    text = (f'```json\n{{\n  "name": "shell",\n  "arguments": {{\n    "command": "{command}"'
+            '\n  }\n}\n```')
     action = parse_reply(ModelReply(content=text), "native")
     assert (action.tool, action.arguments) == ("shell", {"command": command})
     assert "quotes inside the last argument" in action.note and "message text" in action.note
