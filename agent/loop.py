@@ -128,7 +128,7 @@ class _Agent:
                        if _constrained(settings, model) else None)
 
     def run(self, system: str, instruction: str) -> AgentResult:
-        transcript = Transcript(system, instruction)
+        transcript = Transcript(system, self.middleware.before_start(instruction))
         retried = False  # the previous reply failed to parse and the model was asked again
         while (reason := self.budget.exceeded()) is None:
             self._fit_context(transcript)

@@ -1,5 +1,6 @@
-"""Running a harness's middleware hooks (before_model, after_model, before_tool, after_tool) inside the
-Environment, never in the agent's process; writing the hooks is the harness's business.
+"""Running a harness's middleware hooks (before_start, before_model, after_model, before_tool,
+after_tool) inside the Environment, never in the agent's process; writing the hooks is the
+harness's business.
 
 The harness-side contract: middleware/<name>.py defines any of the four hook functions at top level
 and ends with this runner, because the Environment runs a script file with JSON on stdin (each call
@@ -12,7 +13,10 @@ a fresh process: a hook keeps no state of its own, the context below is its memo
         if result is not None:
             print(json.dumps(result))      # the modified payload; nothing = unchanged
 
-Payloads: before_model gets the message list ([{"role", "content", ...}]) and may return a new list
+Payloads: before_start gets the task's instruction (a string) before the agent's first model call
+and may return a longer one (at most START_CHARS): unlike before_model's note, it stays in the
+transcript, so it is read once and the prompt cache keeps it (what /app holds, say);
+before_model gets the message list ([{"role", "content", ...}]) and may return a new list
 (used for that model call only); after_model gets the reply {"content", "tool_calls", ...};
 before_tool gets {"tool", "arguments"} and may return a changed call or {"block": "reason"};
 after_tool gets {"tool", "output", "exit_code", "error", ...}. Only hooks a file defines are run.
@@ -41,9 +45,10 @@ from agent.recorder import Recorder, clip
 from agent.tools import ToolResult
 from evoharness.files import read_text_inside
 from workspace.bounded import MAX_FILE_BYTES
-from workspace.spec import LoadedHarness
+from workspace.spec import MIDDLEWARE_HOOKS, LoadedHarness
 
-HOOKS = ("before_model", "after_model", "before_tool", "after_tool")
+HOOKS = MIDDLEWARE_HOOKS
+START_CHARS = 16_000  # an instruction a before_start hook returns: a bound on every later prompt
 HISTORY = 12  # calls a hook's context holds: enough to see a loop, small enough to pass on stdin
 HISTORY_OUTPUT = 1500  # characters of each call's output in the context (head and tail)
 T = TypeVar("T")
@@ -73,9 +78,14 @@ class Middleware:
                 self.hooks[hook].append(name)
         self.context = HookContext(max_steps=harness.spec.settings.max_steps)
 
+    def before_start(self, instruction: str) -> str:
+        """The task message the agent starts from. The hooks see the task as given, in `context`
+        too, whatever an earlier hook added."""
+        if self.context:
+            self.context.instruction = instruction
+        return self._apply("before_start", instruction, str, _load_instruction)
+
     def before_model(self, messages: list[Message]) -> list[Message]:
-        if self.context and self.context.instruction is None:  # the first call's user message
-            self.context.instruction = next((m.content for m in messages if m.role == "user"), "")
         return self._apply("before_model", messages, _MESSAGES.dump_python, _MESSAGES.validate_python)
 
     def after_model(self, reply: ModelReply) -> ModelReply:
@@ -165,6 +175,15 @@ def _dump_any(value: Any) -> Any:
     if isinstance(value, list):
         return [_dump_any(v) for v in value]
     return value.model_dump() if hasattr(value, "model_dump") else value
+
+
+def _load_instruction(raw: Any) -> str:
+    if not isinstance(raw, str):
+        raise TypeError(f"before_start must print a JSON string, not {type(raw).__name__}")
+    if len(raw) > START_CHARS:
+        raise ValueError(f"the instruction it returned has {len(raw):,} characters, more than "
+                         f"{START_CHARS:,}")
+    return raw
 
 
 def _call_payload(action: Action) -> dict[str, Any]:

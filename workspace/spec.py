@@ -13,6 +13,9 @@ ComponentKind = Literal[
     "system_prompt", "tool", "tool_impl", "middleware", "skill", "subagent", "memory", "settings"
 ]
 
+# The functions a middleware file may define, in the order a rollout meets them
+# (agent/middleware.py).
+MIDDLEWARE_HOOKS = ("before_start", "before_model", "after_model", "before_tool", "after_tool")
 # The block of the seed's rules that no edit may remove: validate.py checks both markers and
 # the text between them are still in the system prompt template.
 PROTECTED_BEGIN = "{# protected:seed-rules:begin #}"

@@ -23,6 +23,7 @@ from .prompt import (
 )
 from .schemas import schema_problems
 from .spec import (
+    MIDDLEWARE_HOOKS,
     PROTECTED_BEGIN,
     PROTECTED_END,
     HarnessSpec,
@@ -36,7 +37,6 @@ __all__ = ["load_harness", "render_system_prompt", "COMPONENT_DIRS"]
 
 SPEC_FILE = "harness.yaml"
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
-MIDDLEWARE_HOOKS = frozenset({"before_model", "after_model", "before_tool", "after_tool"})
 RESERVED_TOOLS = frozenset({"done"})  # registered by the runtime in every harness
 # harness.yaml list -> the folder its components live in (one file or one folder per name).
 COMPONENT_DIRS = {"tools": "tools", "middleware": "middleware", "skills": "skills",
@@ -258,9 +258,9 @@ def _check_middleware(root: Path, name: str, problems: _Problems) -> None:
         return
     defined = {node.name for node in module.body
                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    if not defined & MIDDLEWARE_HOOKS:
+    if not defined.intersection(MIDDLEWARE_HOOKS):
         problems.add(rel, "hooks", "defines none of the middleware hooks",
-                     hint=f"define at least one of {sorted(MIDDLEWARE_HOOKS)}")
+                     hint=f"define at least one of {list(MIDDLEWARE_HOOKS)}")
     elif not any(_is_main_guard(node) for node in module.body):
         # Each hook call runs the file as a script: without the runner nothing calls the hook,
         # and the middleware silently does nothing.

@@ -14,12 +14,11 @@ from typing import Any
 from agent.tools import Handler
 from evoharness.errors import EvoError, ValidationFailed
 from workspace.edits import apply_edits
-from workspace.spec import ToolSpec
+from workspace.spec import MIDDLEWARE_HOOKS, ToolSpec
 
 from .tools import guarded
 
 KINDS = ("middleware", "tool", "skill")
-HOOKS = ("before_tool", "after_tool", "before_model", "after_model")
 # What every middleware file ends with: each hook call runs the file as a script.
 RUNNER = '''
 
@@ -33,6 +32,8 @@ if __name__ == "__main__":
         print(json.dumps(result))
 '''
 _HOOK_BODIES = {
+    "before_start": ("instruction", '    # Add to the task (kept all rollout): return instruction + "\\n\\n[...]".\n'
+                                    '    return None\n'),
     "before_tool": ("call", '    # Refuse: return {"block": "why, and what to do instead"}; change the call:\n'
                             '    # return {"tool": call["tool"], "arguments": {...}}.\n'
                             '    return None\n'),
@@ -105,7 +106,7 @@ def skeleton_tool(workspace: Path) -> tuple[ToolSpec, Handler]:
         "type": "object", "properties": {
             "kind": {"type": "string", "enum": list(KINDS)},
             "name": {"type": "string", "description": "lowercase, e.g. loop_guard"},
-            "hook": {"type": "string", "enum": list(HOOKS), "default": "before_tool",
+            "hook": {"type": "string", "enum": list(MIDDLEWARE_HOOKS), "default": "before_tool",
                      "description": "for middleware: which hook"}},
         "required": ["kind", "name"], "additionalProperties": False})
     return spec, guarded(run)

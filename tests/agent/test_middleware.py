@@ -1,11 +1,12 @@
-"""agent/middleware.py: harness hooks run in the Environment, change or block calls, and a broken
-hook is skipped with an error event while the rollout goes on."""
+"""agent/middleware.py: harness hooks run in the Environment, add to the task, change or block calls,
+and a broken hook is skipped with an error event while the rollout goes on."""
 from __future__ import annotations
 
 import json
 
 from tests.agent.conftest import kinds, last_text
 from agent.clients.scripted import json_action
+from agent.middleware import START_CHARS
 
 RUNNER = '''
 if __name__ == "__main__":
@@ -145,3 +146,41 @@ def test_hooks_get_the_task_and_the_recent_calls_with_their_results(harness):
         "shell", {"command": "echo one"}, "one\n[exit code: 0]\n", None)
     assert (blocked["arguments"], blocked["output"], blocked["blocked"]) == (
         {"command": "blocked"}, "", "not this one")
+
+
+PREVIEW = '''
+def before_start(instruction, context):
+    return instruction + "\\n[/app holds: a.txt]"
+
+def before_tool(call, context):
+    if call["tool"] == "done" and context["calls"] == 0:
+        return {"block": "the task was: " + context["instruction"]}
+''' + CONTEXT_RUNNER
+
+
+def test_before_start_adds_to_the_task_for_the_whole_rollout(harness):
+    """Unlike a before_model note, what before_start adds is the task message itself: every call
+    reads it in the same place, so the prompt cache keeps it. Hooks still see the task as given."""
+    add_middleware(harness, "preview", PREVIEW)
+    result, sink, model = harness.run([json_action("done", summary="a"),
+                                       json_action("done", summary="b")],
+                                      instruction="Write one.txt.")
+    assert result.final == "b"
+    tasks = [next(m.content for m in call if m.role == "user") for call in model.calls]
+    assert tasks == ["Write one.txt.\n[/app holds: a.txt]"] * 2
+    assert "blocked by middleware: the task was: Write one.txt.\n" in last_text(model)
+    assert "[/app holds" not in last_text(model)
+    hooks = [e.data["hook"] for e in sink.events if e.kind == "middleware"]
+    assert hooks == ["before_start", "before_tool"]
+
+
+def test_a_before_start_past_its_bound_or_not_a_string_is_skipped(harness):
+    for name, returned in (("huge", f"instruction + 'x' * {START_CHARS}"), ("listy", "[instruction]")):
+        add_middleware(harness, name, f"def before_start(instruction, context):\n"
+                                      f"    return {returned}\n" + CONTEXT_RUNNER)
+    result, sink, model = harness.run([json_action("done", summary="ok")], instruction="Go.")
+    assert result.exit_reason == "done"
+    assert [m.content for m in model.calls[0] if m.role == "user"] == ["Go."]
+    errors = [e.content for e in sink.events if e.kind == "error"]
+    assert len(errors) == 2 and "more than 16,000" in errors[0]
+    assert "must print a JSON string, not list" in errors[1]
