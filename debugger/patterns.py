@@ -1,8 +1,9 @@
 """Failure patterns: deterministic behaviours read from the events of one iteration's non-passing
-rollouts (a command repeated, the same error again and again, done right after a write or without
-any, shell errors, deleting what it wrote, invented tools, parse failures, step and time limits),
-each counted, with example rollouts and the kinds of harness component that address it. Rendering
-them is overview.py's job; the improvement library cues its entries by their names."""
+rollouts (a command repeated, the same error again and again, a write before any look, done right
+after a write or without any, shell errors, deleting what it wrote, invented tools, parse
+failures, step and time limits), each counted, with example rollouts and the kinds of harness
+component that address it. Rendering them is overview.py's job; the improvement library cues its
+entries by their names."""
 from __future__ import annotations
 
 import json
@@ -103,6 +104,12 @@ def _done_after_write(t: Trace) -> Found:
     return (1, f"last command before done: `{_clip(args)}`") if _WRITES.search(args) else None
 
 
+def _blind_write(t: Trace) -> Found:
+    """The first command writes a file: nothing was looked at before the output was written."""
+    tool, args = t.calls[0] if t.calls else ("", "")
+    return (1, f"first command: `{_clip(args)}`") if tool == "shell" and _WRITES.search(args) else None
+
+
 def _done_without_write(t: Trace) -> Found:
     if t.exit_reason != "done" or len(t.calls) < 2 or t.calls[-1][0] != "done":
         return None
@@ -193,6 +200,10 @@ DETECTORS: dict[str, tuple[str, Callable[[Trace], Found], list[str]]] = {
         'rule: "Compute results with commands (cmd > file), never type a value you have not '
         'seen printed; then cat the file."',
         "middleware: a before_tool hook that refuses done when nothing ran since the last write"]),
+    "blind_write": ("The agent writes its output before it has looked at any input",
+                    _blind_write, [
+        'rule: "Before writing anything, look at the input files (ls, head) and their format."',
+        "middleware: a before_start hook that shows what /app holds before the first step"]),
     "done_without_write": ("The agent calls done without having written any file",
                            _done_without_write, [
         'rule: "Write the result to the file the task names before calling done."',

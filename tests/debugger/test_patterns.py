@@ -61,6 +61,8 @@ def test_done_after_a_write_first_done_invented_tools_and_parse_failures(traces)
     patterns = found(traces)
     assert [e.task_id for e in patterns["done_after_write"].examples] == ["a"]  # b ran it after
     assert [e.task_id for e in patterns["done_first"].examples] == ["c"]
+    assert [e.task_id for e in patterns["blind_write"].examples] == ["b"]  # a looked first
+    assert patterns["blind_write"].examples[0].detail == "first command: `echo 3 > count.txt`"
     assert patterns["invented_tool"].examples[0].detail == "called python"
     assert patterns["parse_failure"].occurrences == 1
     assert patterns["invalid_arguments"].rollouts == 1
@@ -88,9 +90,9 @@ def test_done_without_a_write_shell_errors_and_deleting_its_own_output(traces) -
     assert patterns["missing_file"].examples[0].task_id == "quote"
     assert patterns["deleted_output"].examples[0].detail == "deleted what it wrote: sorted.txt"
     assert patterns_by_task(traces.con, q.Scope(run_id=RUN, iteration=1, previous=0)) == {
-        "count": {"done_without_write", "done_after_write"},
-        "quote": {"quoting_error", "missing_command", "missing_file"},
-        "clean": {"deleted_output"}}
+        "count": {"done_without_write", "done_after_write", "blind_write"},
+        "quote": {"quoting_error", "missing_command", "missing_file", "blind_write"},
+        "clean": {"deleted_output", "blind_write"}}
 
 
 def test_held_out_tasks_and_other_iterations_are_not_read(traces) -> None:

@@ -4,7 +4,11 @@ claims inside the real sandbox, on a real task and verifier, driven by a scripte
 TEST DOUBLE playing a misbehaving small model) against the seed on the same replies."""
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +32,7 @@ from workspace.validate import load_harness
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = ROOT / "tests" / "fixtures" / "tasks" / "hello-world"  # wants hello.txt: Hello, world!
 COUNT_LINES = ROOT / "tasks" / "suite" / "count-lines"  # wants /app/line_count.txt: 14
+CSV_COLUMN = ROOT / "tasks" / "suite" / "csv-column-extract"  # emails.txt: users.csv's 3rd column
 ENTRIES = {entry.id: entry for entry in starter_entries()}
 
 
@@ -233,3 +238,65 @@ def test_native_tool_calls_hand_each_result_back_as_a_tool_message(tmp_path: Pat
     seed, seed_model = rollout(tmp_path, harness(tmp_path, None), HELLO, [shell(write), DONE])
     assert seed_model.calls[1][-1].role == "user"  # the seed: "Result of shell: ..." from the user
     assert seed_model.calls[1][-1].content.startswith("Result of shell:")
+
+
+def looker(messages: list[Message]) -> str:
+    """A small model that writes the output blind unless the data is in front of it: the 1.5B
+    on csv-column-extract wrote `awk -F, '{print $4}' users.csv > emails.txt` (the city, with the
+    header) as its first command, and called done."""
+    if len(messages) > 2:
+        return DONE
+    task = next(m.content for m in messages if m.role == "user")
+    if "  | id,name,email,city" not in task:
+        return shell("awk -F, '{print $4}' users.csv > emails.txt")
+    return shell("tail -n +2 users.csv | cut -d, -f3 > emails.txt")
+
+
+def test_workspace_preview_puts_the_input_in_the_task_for_the_whole_rollout(tmp_path: Path) -> None:
+    seed, _ = rollout(tmp_path, harness(tmp_path, None), CSV_COLUMN, [looker] * 2)
+    assert seed.outcome.value == "fail"
+    previewed, model = rollout(tmp_path, harness(tmp_path, "workspace-preview"), CSV_COLUMN,
+                               [looker] * 2)
+    assert previewed.outcome.value == "pass"
+    size = (CSV_COLUMN / "environment" / "users.csv").stat().st_size
+    tasks = [next(m.content for m in call if m.role == "user") for call in model.calls]
+    assert tasks[0] == tasks[1]  # part of the task message: read again at every call, cached
+    assert tasks[0].startswith((CSV_COLUMN / "instruction.md").read_text().rstrip() + "\n\n[What")
+    assert f"\nusers.csv ({size} bytes)\n  | id,name,email,city\n  | 1,Ada Lovelace," in tasks[0]
+
+
+def test_workspace_preview_is_bounded_and_never_follows_a_link_or_opens_a_pipe(
+        tmp_path: Path) -> None:
+    """What /app holds is input from outside: a pipe would block a reader forever, a link may
+    point out of /app, a file may be binary or one endless line."""
+    app, outside = tmp_path / "app", tmp_path / "outside.txt"
+    (app / "deep" / "er" / "still" / "more").mkdir(parents=True)
+    (app / ".git" / "objects").mkdir(parents=True)
+    (app / "deep" / "er" / "still" / "more" / "hidden.txt").write_text("too deep\n")
+    outside.write_text("SECRET\n")
+    (app / "link.txt").symlink_to(outside)
+    os.mkfifo(app / "pipe")
+    (app / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    (app / "long.txt").write_text("x" * 5000 + "\n")
+    (app / ("n" * 200 + "\n  | id,forged")).write_text("")
+    (app / "many").mkdir()
+    for n in range(60):
+        (app / "many" / f"{n:02}.txt").write_text("".join(f"line {i}\n" for i in range(10)))
+    script = ENTRIES["workspace-preview"].edits[0]["content"]
+    request = json.dumps({"hook": "before_start", "payload": "Do it.", "context": {}})
+    done = subprocess.run([sys.executable, "-c", script], input=request, cwd=app,
+                          capture_output=True, text=True, timeout=120, check=True)
+    task = json.loads(done.stdout)
+    lines = task.splitlines()
+    assert lines[2].startswith("[What /app holds at the start (the first 40),")
+    listed = [line for line in lines[3:] if not line.startswith("  | ")]
+    assert len(listed) == 40 and listed[-1] == "many/29.txt (70 bytes)"  # top-level first
+    assert "deep/er/still/" in listed and "deep/er/still/more/" not in listed  # 3 levels down
+    assert ".git/" in listed and ".git/objects/" not in listed  # a repository: shown, not walked
+    assert "link.txt (a link)" in listed and "SECRET" not in task
+    assert "pipe (not a regular file)" in listed
+    assert "n" * 117 + "... (0 bytes)" in listed and "forged" not in task  # one line, clipped
+    shown = [line for line in lines if line.startswith("  | ")]
+    assert "  | " + "x" * 117 + "..." in shown and max(map(len, shown)) == 4 + 120
+    # six files shown at most (long.txt and five of many/; blob.bin is binary), 2,000 characters
+    assert shown.count("  | line 0") == 5 and len(task) <= len("Do it.\n\n") + 2000
