@@ -278,6 +278,8 @@ def test_workspace_preview_is_bounded_and_never_follows_a_link_or_opens_a_pipe(
     os.mkfifo(app / "pipe")
     (app / "blob.bin").write_bytes(bytes(range(256)) * 4)
     (app / "long.txt").write_text("x" * 5000 + "\n")
+    (app / "locked.txt").write_text("locked\n")
+    (app / "locked.txt").chmod(0)
     (app / ("n" * 200 + "\n  | id,forged")).write_text("")
     (app / "many").mkdir()
     for n in range(60):
@@ -290,13 +292,16 @@ def test_workspace_preview_is_bounded_and_never_follows_a_link_or_opens_a_pipe(
     lines = task.splitlines()
     assert lines[2].startswith("[What /app holds at the start (the first 40),")
     listed = [line for line in lines[3:] if not line.startswith("  | ")]
-    assert len(listed) == 40 and listed[-1] == "many/29.txt (70 bytes)"  # top-level first
+    assert len(listed) == 40 and listed[-1] == "many/28.txt (70 bytes)"  # top-level first
     assert "deep/er/still/" in listed and "deep/er/still/more/" not in listed  # 3 levels down
     assert ".git/" in listed and ".git/objects/" not in listed  # a repository: shown, not walked
     assert "link.txt (a link)" in listed and "SECRET" not in task
     assert "pipe (not a regular file)" in listed
     assert "n" * 117 + "... (0 bytes)" in listed and "forged" not in task  # one line, clipped
     shown = [line for line in lines if line.startswith("  | ")]
+    assert "locked.txt (7 bytes)" in listed and (os.getuid() == 0 or "  | locked" not in shown)
     assert "  | " + "x" * 117 + "..." in shown and max(map(len, shown)) == 4 + 120
-    # six files shown at most (long.txt and five of many/; blob.bin is binary), 2,000 characters
-    assert shown.count("  | line 0") == 5 and len(task) <= len("Do it.\n\n") + 2000
+    # six files shown at most (long.txt, locked.txt if root can read it, the rest from many/;
+    # blob.bin is binary), in 2,000 characters
+    many = 5 - ("  | locked" in shown)
+    assert shown.count("  | line 0") == many and len(task) <= len("Do it.\n\n") + 2000

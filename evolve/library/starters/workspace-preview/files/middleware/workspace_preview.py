@@ -35,11 +35,15 @@ def listing(root):
 
 
 def head(path, info):
-    """The first lines of a small regular text file, or None (a link, a pipe, binary, too long)."""
+    """The first lines of a regular text file, or None (a link, a pipe, empty, unreadable,
+    binary)."""
     if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
         return None
-    with open(path, "rb") as file:
-        data = file.read(READ_BYTES)
+    try:
+        with open(path, "rb") as file:
+            data = file.read(READ_BYTES)
+    except OSError:  # not the agent's to read either: listed, not shown
+        return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:  # binary, unless only the last character was cut
