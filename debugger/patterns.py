@@ -107,7 +107,8 @@ def _done_after_write(t: Trace) -> Found:
 def _blind_write(t: Trace) -> Found:
     """The first command writes a file: nothing was looked at before the output was written."""
     tool, args = t.calls[0] if t.calls else ("", "")
-    return (1, f"first command: `{_clip(args)}`") if tool == "shell" and _WRITES.search(args) else None
+    wrote = tool == "shell" and _WRITES.search(args)
+    return (1, f"first command: `{_clip(args)}`") if wrote else None
 
 
 def _done_without_write(t: Trace) -> Found:

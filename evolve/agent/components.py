@@ -32,7 +32,8 @@ if __name__ == "__main__":
         print(json.dumps(result))
 '''
 _HOOK_BODIES = {
-    "before_start": ("instruction", '    # Add to the task (kept all rollout): return instruction + "\\n\\n[...]".\n'
+    "before_start": ("instruction", '    # Add to the task, for the whole rollout:\n'
+                                    '    # return instruction + "\\n\\n[...]".\n'
                                     '    return None\n'),
     "before_tool": ("call", '    # Refuse: return {"block": "why, and what to do instead"}; change the call:\n'
                             '    # return {"tool": call["tool"], "arguments": {...}}.\n'

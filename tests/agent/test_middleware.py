@@ -1,5 +1,5 @@
-"""agent/middleware.py: harness hooks run in the Environment, add to the task, change or block calls,
-and a broken hook is skipped with an error event while the rollout goes on."""
+"""agent/middleware.py: harness hooks run in the Environment, add to the task, change or block
+calls, and a broken hook is skipped with an error event while the rollout goes on."""
 from __future__ import annotations
 
 import json
@@ -175,7 +175,8 @@ def test_before_start_adds_to_the_task_for_the_whole_rollout(harness):
 
 
 def test_a_before_start_past_its_bound_or_not_a_string_is_skipped(harness):
-    for name, returned in (("huge", f"instruction + 'x' * {START_CHARS}"), ("listy", "[instruction]")):
+    returns = (("huge", f"instruction + 'x' * {START_CHARS}"), ("listy", "[instruction]"))
+    for name, returned in returns:
         add_middleware(harness, name, f"def before_start(instruction, context):\n"
                                       f"    return {returned}\n" + CONTEXT_RUNNER)
     result, sink, model = harness.run([json_action("done", summary="ok")], instruction="Go.")
