@@ -116,7 +116,12 @@ def run_plan(folder: EvalDir, plan: EvalPlan, executor: Executor,
     the model server did not answer are kept aside (not stored) and raise ModelServerDown, so the
     next call runs exactly those again."""
     done = _stored_ids(folder, plan) | {p.stem for p in folder.rollouts.glob("*.json")}
-    specs = [s for number, arm in enumerate(plan.arms) for s in _arm_specs(plan, number, arm, done)]
+    # The arms interleaved (by attempt, task, then arm) rather than run one after another: drift
+    # in the machine's load falls on every arm alike, and an evaluation stopped early leaves each
+    # task's rollouts paired across the arms.
+    specs = sorted((s for number, arm in enumerate(plan.arms)
+                    for s in _arm_specs(plan, number, arm, done)),
+                   key=lambda s: (s.attempt, s.task.id, s.iteration))
     written, aside = execute_served(executor, specs, folder.rollouts, folder.unserved, progress)
     with TraceStore(folder.db) as store:
         store.ingest_dir(folder.rollouts)

@@ -65,6 +65,24 @@ def test_eval_a_runs_commits_and_a_directory_then_compare_them(tmp_path: Path) -
     assert re.search(r'id="fig-comparisons" data-points="2"', html)
 
 
+def test_an_evaluation_interleaves_its_arms(tmp_path: Path, monkeypatch) -> None:
+    """Rollout by rollout, not arm after arm: drift in the machine's load falls on every arm
+    alike, and an evaluation stopped early leaves each task's rollouts paired."""
+    import evolve.evaluation
+
+    handed: list = []
+    monkeypatch.setattr(evolve.evaluation, "execute_served",
+                        lambda executor, specs, *rest: (handed.extend(specs), ([], []))[1])
+    model = write_script(tmp_path / "s.yaml", [])
+    tasks = write_suite(tmp_path / "tasks", ["alpha", "beta", "gamma"], [], split_file=False)
+    cli("eval", str(tmp_path / "eval"), "--harness", f"one={SEED_DIR}", "--harness",
+        f"two={SEED_DIR}", "--model", model, "--tasks", str(tasks), "-k", "2")
+
+    order = [(s.attempt, s.task.id, s.iteration) for s in handed]
+    assert len(order) == 2 * 3 * 2 and order == sorted(order)
+    assert [arm for *_, arm in order] == [0, 1] * 6  # each rollout of one arm beside its pair
+
+
 def test_a_harness_that_hides_its_failures_as_infra_errors_compares_worse(tmp_path: Path,
                                                                          monkeypatch) -> None:
     """Both harnesses solve alpha and beta and never gamma; the hider's gamma rollouts end as
