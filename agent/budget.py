@@ -4,6 +4,7 @@ harness.yaml is workspace/'s job."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -40,10 +41,16 @@ class Repeats:
         return self.in_a_row
 
 
+# What changes between two runs of one command when nothing else did: the time it took ("1 failed
+# in 0.51s", bash's "real 0m0.003s"). Left in, the 1.5B running the same failing pytest 16 times
+# until its rollout timed out never counted as repeating.
+ELAPSED = re.compile(r"\b\d+(?:\.\d+)?(?:m\d+(?:\.\d+)?)?\s?(?:s|ms|secs?|seconds?)\b")
+
+
 def same_step(tool: str, arguments: dict[str, Any], result: str) -> tuple[str, str, str]:
     """A step as the repeat budget compares it: the call as the model made it, and the result as
-    its tool returned it (the loop's _count_step)."""
-    return tool, json.dumps(arguments, sort_keys=True), result
+    its tool returned it (the loop's _count_step), elapsed times aside."""
+    return tool, json.dumps(arguments, sort_keys=True), ELAPSED.sub("<elapsed>", result)
 
 
 class Budget:

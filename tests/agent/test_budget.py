@@ -75,6 +75,16 @@ def test_a_repeated_call_whose_result_changes_is_progress_not_a_loop(harness):
     assert (result.exit_reason, len(model.calls)) == ("max_steps", 6)
 
 
+@pytest.mark.parametrize("timing", ["1 failed, 1 passed in 0.$(wc -l < n)1s",
+                                    "real 0m0.0$(wc -l < n)s", "took $(wc -l < n) seconds"])
+def test_a_result_that_differs_only_in_elapsed_time_is_a_repeat(harness, timing):
+    # A test runner stuck on one failure: only its timing line changes (here by a counter, so
+    # every run's differs), which is no progress.
+    harness.settings(max_steps=6, budgets={"repeated_steps": 3})
+    result, _, model = harness.run(forever(command=f'echo x >> n; echo "{timing}"'))
+    assert (result.exit_reason, len(model.calls)) == ("repeating", 3)
+
+
 def test_a_different_step_between_repeats_starts_the_count_again(harness):
     harness.settings(max_steps=7, budgets={"repeated_steps": 3})
     same, other = json_action("shell", command="true"), json_action("shell", command=":")
