@@ -24,6 +24,7 @@ from traces.queries import infra_errors, pass_counts
 from traces.store import TraceStore
 
 from .compare import InfraErrors
+from .ledger.lock import RunBusy, RunLock
 from .rollouts import ModelServerDown, Progress, execute_served
 
 
@@ -132,6 +133,27 @@ def run_plan(folder: EvalDir, plan: EvalPlan, executor: Executor,
             hint="start the server and run the same command again; stored rollouts are not "
                  "run again")
     return len(written)
+
+
+def store_finished(folder: EvalDir, plan: EvalPlan) -> int | None:
+    """Store the rollout files an evaluation stopped before storing (`eval` stores them at its
+    end), so that a comparison counts every finished rollout; returns how many. None when an
+    evaluation is running in the folder: those files are its own to store."""
+    stored = _stored_ids(folder, plan)
+    pending = [p for p in folder.rollouts.glob("*.json") if p.stem not in stored]
+    if not pending:
+        return 0
+    lock = RunLock(folder.lock)
+    try:
+        lock.acquire("compare")
+    except RunBusy:
+        return None
+    try:
+        with TraceStore(folder.db) as store:
+            store.ingest_files(pending)
+    finally:
+        lock.release()
+    return len(pending)
 
 
 def arm_counts(folder: EvalDir, plan: EvalPlan) -> dict[str, dict[str, TaskCounts]]:

@@ -10,11 +10,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
+from manifests.history import TaskCounts
 from tasks.split import hash_split
 from tasks.task import TaskSplit, has_split_file, load_suite, task_ids_in
 from workspace.repo import HarnessRepo
 
-from .compare import Comparison, bonferroni, compare
+from .compare import Comparison, InfraErrors, bonferroni, compare
 from .evaluation import Arm, EvalDir, EvalPlan, arm_counts, arm_infra, new_plan
 from .ledger import RunPaths
 
@@ -102,23 +103,72 @@ def plan_eval(eval_id: str, harnesses: list[Harness], models: list[str],
     return new_plan(eval_id, arms)
 
 
-def compare_eval(folder: EvalDir, plan: EvalPlan, *, a: str | None = None, b: str | None = None,
+class ArmTally(BaseModel):
+    """One harness's stored results on one model and suite, summed over the evaluations pooled:
+    per task, passes out of judged rollouts, and its infra errors."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    tree: str
+    model: str
+    suite: str
+    tasks: tuple[str, ...]
+    counts: dict[str, TaskCounts]
+    infra: InfraErrors
+
+    def plus(self, other: ArmTally) -> ArmTally:
+        counts = dict(self.counts)
+        for task, extra in other.counts.items():
+            counts[task] = counts[task].plus(extra) if task in counts else extra
+        return self.model_copy(update=dict(counts=counts, infra=self.infra.plus(other.infra)))
+
+
+def tallies(folders: list[EvalDir]) -> list[ArmTally]:
+    """Each harness x model x suite of the evaluations, pooled across them by the harness's name.
+    One name must be one harness (its git tree) in all of them: pooling two different harnesses
+    under one name would credit each with the other's rollouts."""
+    pooled: dict[tuple, ArmTally] = {}
+    trees: dict[str, tuple[str, EvalDir]] = {}
+    for folder in folders:
+        plan = folder.plan()
+        counts, infra = arm_counts(folder, plan), arm_infra(folder, plan)
+        for arm in plan.arms:
+            tree, first = trees.setdefault(arm.label, (arm.tree, folder))
+            if tree != arm.tree:
+                raise EvoError(f"the harness named {arm.label!r} is another harness than in "
+                               f"{first.root}", file=folder.plan_file, field="harness",
+                               value=arm.label, hint="pool only evaluations of the same harness "
+                               "commits, or compare them one at a time")
+            tally = ArmTally(label=arm.label, tree=arm.tree, model=arm.model,
+                             suite=arm.suite.name, tasks=tuple(arm.tasks),
+                             counts=counts[arm.name], infra=infra[arm.name])
+            key = (arm.label, arm.model, arm.suite.name, tuple(arm.tasks))
+            pooled[key] = pooled[key].plus(tally) if key in pooled else tally
+    return list(pooled.values())
+
+
+def compare_eval(folders: list[EvalDir], *, a: str | None = None, b: str | None = None,
                  confidence: float = 0.95) -> list[TransferRow]:
     """B against A (default: every other harness against the first) on each model and suite,
     all intervals holding together at `confidence` (Bonferroni over the comparisons shown); a B
-    with a higher infra-error rate than A is worse (compare.py)."""
-    labels = list(dict.fromkeys(arm.label for arm in plan.arms))
+    with a higher infra-error rate than A is worse (compare.py). Several evaluations of the same
+    harnesses are pooled: each task's rollouts in all of them count."""
+    arms = tallies(folders)
+    labels = list(dict.fromkeys(arm.label for arm in arms))
     for label in (a, b):
         if label is not None and label not in labels:
             raise EvoError("no such harness in this evaluation", field="harness", value=label,
                            hint=f"its harnesses: {', '.join(labels)}")
     reference = a or labels[0]
-    counts, infra = arm_counts(folder, plan), arm_infra(folder, plan)
-    pairs = [(group, ref, arm) for group, arms in plan.groups().items()
-             for ref in arms if ref.label == reference
-             for arm in arms if arm.label != reference and b in (None, arm.label)]
+    groups: dict[tuple, list[ArmTally]] = {}
+    for arm in arms:
+        groups.setdefault((arm.model, arm.suite, arm.tasks), []).append(arm)
+    pairs = [(ref, arm) for group in groups.values()
+             for ref in group if ref.label == reference
+             for arm in group if arm.label != reference and b in (None, arm.label)]
     level = bonferroni(confidence, len(pairs))
-    return [TransferRow(model=model, suite=Path(suite).name, comparison=compare(
-                ref.label, counts[ref.name], arm.label, counts[arm.name], confidence=level,
-                a_infra=infra[ref.name], b_infra=infra[arm.name]))
-            for (model, suite, _), ref, arm in pairs]
+    return [TransferRow(model=ref.model, suite=ref.suite, comparison=compare(
+                ref.label, ref.counts, arm.label, arm.counts, confidence=level,
+                a_infra=ref.infra, b_infra=arm.infra))
+            for ref, arm in pairs]

@@ -142,12 +142,12 @@ def eval_cmd(
         lock.release()
     console.print(f"{ran} rollouts run; {len(plan.arms)} harness x model x suite arms stored in "
                   f"{folder.root}", markup=False)
-    show_transfer(_compare(eval_dir, None, None, 0.95), console)
+    show_transfer(_compare([eval_dir], None, None, 0.95), console)
 
 
 def compare_cmd(
-    eval_dir: Path = typer.Argument(..., help="An evaluation directory (eval's, or a run's "
-                                    "exams/EXAM)."),
+    eval_dirs: list[Path] = typer.Argument(..., help="Evaluation directories (eval's, or a run's "
+                                           "exams/EXAM); several are pooled by harness name."),
     a: str = typer.Option(None, "--a", help="The reference harness (default: the first)."),
     b: str = typer.Option(None, "--b", help="Only this harness against the reference."),
     confidence: float = typer.Option(0.95, "--confidence", help="Family-wise over the "
@@ -155,25 +155,36 @@ def compare_cmd(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Paired differences with intervals: harness B against A on each model and suite, paired by
-    task, all intervals holding together at --confidence.
+    task, all intervals holding together at --confidence. Given several evaluations of the same
+    harnesses (one name, one commit tree), each task's rollouts in all of them count. Rollouts a
+    stopped evaluation never stored are stored first.
 
     Example: evoharness compare runs/demo/evals/small --a seed --json
     """
     from rich.console import Console
 
-    rows = _compare(eval_dir, a, b, confidence)
+    rows = _compare(eval_dirs, a, b, confidence)
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
         return
     show_transfer(rows, Console())
 
 
-def _compare(eval_dir: Path, a: str | None, b: str | None, confidence: float) -> list[TransferRow]:
-    from evolve.evaluation import EvalDir
+def _compare(eval_dirs: list[Path], a: str | None, b: str | None,
+             confidence: float) -> list[TransferRow]:
+    from evolve.evaluation import EvalDir, store_finished
     from evolve.transfer import compare_eval
 
-    folder = EvalDir(eval_dir)
-    return compare_eval(folder, folder.plan(), a=a, b=b, confidence=confidence)
+    folders = [EvalDir(d) for d in eval_dirs]
+    for folder in folders:
+        stored = store_finished(folder, folder.plan())
+        if stored is None:
+            typer.echo(f"{folder.root}: an evaluation is running there; its rollouts not stored "
+                       "yet are left out", err=True)
+        elif stored:
+            typer.echo(f"{folder.root}: stored {stored} rollouts a stopped evaluation left",
+                       err=True)
+    return compare_eval(folders, a=a, b=b, confidence=confidence)
 
 
 def show_transfer(rows: list[TransferRow], console: Console) -> None:

@@ -131,7 +131,7 @@ def _transfers(ledger: RunLedger) -> list[TransferTable]:
         folder = EvalDir(plan.parent)
         if folder.db.exists():
             tables.append(TransferTable(name=plan.parent.name,
-                                        rows=compare_eval(folder, folder.plan())))
+                                        rows=compare_eval([folder])))
     return tables
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from evoharness.errors import EvoError
 from evolve.cli import app
 from evolve.config import RunConfig
 from evolve.evaluation import EvalDir
@@ -104,3 +105,73 @@ def test_a_harness_that_hides_its_failures_as_infra_errors_compares_worse(tmp_pa
                                             {"errors": 2, "rollouts": 6})
     assert c["verdict"] == "worse" and c["mean"] >= 0  # no lower in pass rate, and worse
     assert "0/6, 2/6" in shown and "worse (more infra errors)" in shown
+
+
+def _two_harnesses(tmp_path: Path) -> tuple[list[str], Path]:
+    """`eval` options for a run's seed and its final commit (the seed plus the rule the scripted
+    model needs to solve a task), on two tasks, one rollout each; and the run."""
+    model = write_script(tmp_path / "s.yaml", [solve_rule(has=[HELPFUL_RULE])])
+    tasks = write_suite(tmp_path / "tasks", ["alpha", "beta"], [], split_file=False)
+    run_dir = init_run(tmp_path / "run", RunConfig(run_id="run", tasks=tasks, model=model,
+                                                   split={"train": ["write-alpha"],
+                                                          "heldout": ["write-beta"]})).root
+    with open_run(run_dir, command="test") as run:
+        apply_edits(run.repo, parse_edits([{"op": "append_rule", "text": HELPFUL_RULE}]))
+        run.repo.commit_change("rule", change_id="c1", component="system_prompt")
+    return ["--model", model, "--tasks", str(tasks), "-k", "1"], run_dir
+
+
+def _compared(*args: str) -> dict:
+    result = CliRunner().invoke(app, ["compare", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.stdout)
+    return {"stderr": result.stderr, **row["comparison"]}
+
+
+def test_compare_pools_evaluations_of_the_same_harnesses(tmp_path: Path) -> None:
+    """Two evaluations of one pair of harnesses count as one with every task's rollouts of both;
+    a harness name that means another harness in one of them is refused, naming it."""
+    options, run_dir = _two_harnesses(tmp_path)
+    pair = ["--harness", f"seed={run_dir}@seed", "--harness", f"final={run_dir}"]
+    first, second, other = tmp_path / "first", tmp_path / "second", tmp_path / "other"
+    cli("eval", str(first), *pair, *options)
+    cli("eval", str(second), *pair, *options)
+
+    alone, pooled = _compared(str(first)), _compared(str(first), str(second))
+
+    assert [(t["a"]["total"], t["b"]["total"]) for t in alone["tasks"]] == [(1, 1)] * 2
+    assert [(t["a"], t["b"]) for t in pooled["tasks"]] == \
+        [({"passes": 0, "total": 2}, {"passes": 2, "total": 2})] * 2
+    assert pooled["mean"] == 1.0 and pooled["se"] < alone["se"]  # more rollouts, less noise
+    cli("eval", str(other), "--harness", f"seed={run_dir}@seed", "--harness",
+        f"final={SEED_DIR}", *options)  # "final" is the seed's content here
+    refused = CliRunner().invoke(app, ["compare", str(first), str(other)])
+    assert isinstance(refused.exception, EvoError)
+    assert "'final' is another harness" in str(refused.exception)
+    assert str(other / "plan.json") in str(refused.exception)
+
+
+def test_compare_stores_what_a_stopped_evaluation_left(tmp_path: Path, monkeypatch) -> None:
+    """`eval` stores its rollouts at its end; one stopped before then leaves their files. Compare
+    stores them first, unless an evaluation holds the folder (they are its own to store)."""
+    import evolve.ledger.lock
+
+    options, run_dir = _two_harnesses(tmp_path)
+    out = tmp_path / "eval"
+    cli("eval", str(out), "--harness", f"seed={run_dir}@seed", "--harness", f"final={run_dir}",
+        *options)
+    folder = EvalDir(out)
+    folder.db.unlink()  # as if stopped after its rollouts ran, before storing them
+    monkeypatch.setattr(evolve.ledger.lock, "ACQUIRE_S", 0.0)  # a held lock: refused at once
+    running = evolve.ledger.lock.RunLock(folder.lock)
+    running.acquire("eval")
+
+    while_running = CliRunner().invoke(app, ["compare", str(out), "--json"])
+
+    assert "an evaluation is running there" in while_running.stderr
+    assert "no trace database here" in str(while_running.exception)  # nothing stored yet
+    running.release()
+    after = _compared(str(out))
+    assert "stored 4 rollouts a stopped evaluation left" in after["stderr"]
+    assert [(t["a"]["total"], t["b"]["passes"]) for t in after["tasks"]] == [(1, 1)] * 2
+    assert "stored" not in _compared(str(out))["stderr"]  # nothing left the second time
