@@ -127,11 +127,17 @@ class ArmTally(BaseModel):
 def tallies(folders: list[EvalDir]) -> list[ArmTally]:
     """Each harness x model x suite of the evaluations, pooled across them by the harness's name.
     One name must be one harness (its git tree) in all of them: pooling two different harnesses
-    under one name would credit each with the other's rollouts."""
+    under one name would credit each with the other's rollouts; and one evaluation given twice (or
+    a copy of it) would count each of its rollouts twice."""
     pooled: dict[tuple, ArmTally] = {}
     trees: dict[str, tuple[str, EvalDir]] = {}
+    seen: dict[tuple[str, float], EvalDir] = {}
     for folder in folders:
         plan = folder.plan()
+        same = seen.setdefault((plan.eval_id, plan.created_at), folder)
+        if same is not folder:
+            raise EvoError(f"the same evaluation as {same.root}", file=folder.plan_file,
+                           hint="give each evaluation once: its rollouts would count twice")
         counts, infra = arm_counts(folder, plan), arm_infra(folder, plan)
         for arm in plan.arms:
             tree, first = trees.setdefault(arm.label, (arm.tree, folder))

@@ -130,7 +130,8 @@ def _compared(*args: str) -> dict:
 
 def test_compare_pools_evaluations_of_the_same_harnesses(tmp_path: Path) -> None:
     """Two evaluations of one pair of harnesses count as one with every task's rollouts of both;
-    a harness name that means another harness in one of them is refused, naming it."""
+    one given twice (a copy) is refused, and so is a harness name that means another harness in
+    one of them, naming it."""
     options, run_dir = _two_harnesses(tmp_path)
     pair = ["--harness", f"seed={run_dir}@seed", "--harness", f"final={run_dir}"]
     first, second, other = tmp_path / "first", tmp_path / "second", tmp_path / "other"
@@ -143,6 +144,9 @@ def test_compare_pools_evaluations_of_the_same_harnesses(tmp_path: Path) -> None
     assert [(t["a"], t["b"]) for t in pooled["tasks"]] == \
         [({"passes": 0, "total": 2}, {"passes": 2, "total": 2})] * 2
     assert pooled["mean"] == 1.0 and pooled["se"] < alone["se"]  # more rollouts, less noise
+    shutil.copytree(first, tmp_path / "copy")
+    twice = CliRunner().invoke(app, ["compare", str(first), str(tmp_path / "copy")])
+    assert "the same evaluation as" in str(twice.exception)  # its rollouts would count twice
     cli("eval", str(other), "--harness", f"seed={run_dir}@seed", "--harness",
         f"final={SEED_DIR}", *options)  # "final" is the seed's content here
     refused = CliRunner().invoke(app, ["compare", str(first), str(other)])
