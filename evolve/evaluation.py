@@ -66,14 +66,6 @@ class EvalPlan(BaseModel):
         return [a.model_dump(exclude={"harness"}) for a in self.arms] == \
             [a.model_dump(exclude={"harness"}) for a in other.arms]
 
-    def groups(self) -> dict[tuple[str, str, tuple[str, ...]], list[Arm]]:
-        """Arms that ran the same model on the same tasks of the same suite: the ones that can be
-        compared, paired by task."""
-        found: dict[tuple[str, str, tuple[str, ...]], list[Arm]] = {}
-        for arm in self.arms:
-            found.setdefault((arm.model, str(arm.suite), tuple(arm.tasks)), []).append(arm)
-        return found
-
 
 class EvalDir:
     """The files of one evaluation directory."""
@@ -150,10 +142,9 @@ def store_finished(folder: EvalDir, plan: EvalPlan) -> int | None:
         return None
     try:
         with TraceStore(folder.db) as store:
-            store.ingest_files(pending)
+            return store.ingest_files(pending).ingested  # a damaged file is quarantined
     finally:
         lock.release()
-    return len(pending)
 
 
 def arm_counts(folder: EvalDir, plan: EvalPlan) -> dict[str, dict[str, TaskCounts]]:

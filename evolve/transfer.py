@@ -110,7 +110,6 @@ class ArmTally(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     label: str
-    tree: str
     model: str
     suite: str
     tasks: tuple[str, ...]
@@ -146,7 +145,7 @@ def tallies(folders: list[EvalDir]) -> list[ArmTally]:
                                f"{first.root}", file=folder.plan_file, field="harness",
                                value=arm.label, hint="pool only evaluations of the same harness "
                                "commits, or compare them one at a time")
-            tally = ArmTally(label=arm.label, tree=arm.tree, model=arm.model,
+            tally = ArmTally(label=arm.label, model=arm.model,
                              suite=arm.suite.name, tasks=tuple(arm.tasks),
                              counts=counts[arm.name], infra=infra[arm.name])
             key = (arm.label, arm.model, arm.suite.name, tuple(arm.tasks))
