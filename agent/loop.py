@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.budget import Budget, same_step
+from agent.budget import Budget, Repeats, same_step
 from agent.compaction import Transcript, step_line
 from agent.delegate import delegate_tool, skill_tool, subagent_prompt
 from agent.environment import Environment
@@ -25,6 +25,7 @@ from workspace.validate import render_system_prompt
 
 MIN_TOOL_SECONDS = 1.0  # a tool started just before the wall budget ends still gets a moment
 BLOCKED = "(blocked by middleware)"  # a blocked call's result for the repeat budget: nothing ran
+FRESH_START_RESULT_CHARS = 1_000  # of the repeated call's result, in a fresh start's task message
 
 
 class AgentResult(BaseModel):
@@ -128,9 +129,18 @@ class _Agent:
                        if _constrained(settings, model) else None)
 
     def run(self, system: str, instruction: str) -> AgentResult:
-        transcript = Transcript(system, self.middleware.before_start(instruction))
+        task = self.middleware.before_start(instruction)
+        transcript = Transcript(system, task)
         retried = False  # the previous reply failed to parse and the model was asked again
-        while (reason := self.budget.exceeded()) is None:
+        fresh_starts = 0
+        while True:
+            reason = self.budget.exceeded()
+            if reason == ExitReason.REPEATING and fresh_starts < self.settings.fresh_starts:
+                fresh_starts += 1
+                transcript = Transcript(system, self._start_afresh(task))
+                continue
+            if reason is not None:
+                break
             self._fit_context(transcript)
             try:
                 reply = self._ask(transcript)
@@ -155,6 +165,20 @@ class _Agent:
                                                             self.budget.elapsed()):
             reason = ExitReason.MODEL_STALLED  # the time went to a model slowed by the machine
         return self._result(reason)
+
+    def _start_afresh(self, task: str) -> str:
+        """The task message of a fresh start after a loop. The small model's loop is a copy of its
+        own last action, which a fresh transcript no longer holds; what that action returned is
+        kept, so the model need not run it again to know it."""
+        tool, arguments, result = self.budget.repeats.last
+        times = self.budget.repeats.in_a_row
+        self.budget.repeats = Repeats()
+        self.recorder.emit("note", name="fresh_start", content=f"{tool} {arguments}",
+                           data={"repeated": times, "step": self.budget.steps})
+        return (f"{task}\n\nAn earlier attempt at this task was stopped: it made the same {tool} "
+                f"call {times} times in a row and got the same result each time.\nThe call: "
+                f"{arguments}\nIts result:\n{clip(result, FRESH_START_RESULT_CHARS)}\n"
+                "What it changed is still in place. Go on from there with a different next step.")
 
     def _ask(self, transcript: Transcript) -> ModelReply:
         messages = self.middleware.before_model(transcript.messages())

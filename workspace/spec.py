@@ -68,6 +68,10 @@ class Settings(BaseModel):
     # token of it is read at prefill speed: on 2 cores the 1.5B reads ~14 tokens/s, so 8,000
     # characters (2,000-4,300 tokens) cost two to five minutes, about a whole rollout's budget.
     tool_output_chars: int = Field(4_000, ge=200, le=100_000)
+    # When the repeat budget stops an attempt, start it again this many times with a fresh
+    # transcript: the task, and the call it was repeating with its result. Steps, tokens and time
+    # stay the rollout's, so a fresh start is never a bigger budget.
+    fresh_starts: int = Field(0, ge=0, le=100)
     budgets: Budgets = Field(default_factory=Budgets)
 
 

@@ -98,6 +98,29 @@ def test_a_repeat_budget_of_0_never_ends_a_rollout(harness):
     assert (result.exit_reason, len(model.calls)) == ("max_steps", 8)
 
 
+def test_fresh_starts_begin_again_after_a_loop_within_the_rollouts_steps(harness):
+    harness.settings(max_steps=20, fresh_starts=2, budgets={"repeated_steps": 3})
+    result, sink, model = harness.run(forever(command="echo same"))
+    # three attempts of three repeats each, then no fresh start is left
+    assert (result.exit_reason, result.steps, len(model.calls)) == ("repeating", 9, 9)
+    notes = [e for e in sink.events if e.name == "fresh_start"]
+    assert [(n.content, n.data) for n in notes] == [
+        ('shell {"command": "echo same"}', {"repeated": 3, "step": 3}),
+        ('shell {"command": "echo same"}', {"repeated": 3, "step": 6})]
+    fresh = model.calls[3]  # the first call of the second attempt: the task and what looped
+    assert [m.role for m in fresh] == ["system", "user"]
+    assert fresh[1].content.startswith("Do the task.\n\nAn earlier attempt at this task was "
+                                       "stopped: it made the same shell call 3 times in a row")
+    assert 'The call: {"command": "echo same"}\nIts result:\nsame\n' in fresh[1].content
+
+
+def test_fresh_starts_share_the_step_budget(harness):
+    harness.settings(max_steps=7, fresh_starts=5, budgets={"repeated_steps": 3})
+    result, sink, model = harness.run(forever())
+    assert (result.exit_reason, result.steps, len(model.calls)) == ("max_steps", 7, 7)
+    assert sum(e.name == "fresh_start" for e in sink.events) == 2
+
+
 # Hooks that make every repeat of a call look new: a refusal that counts itself, and a note that
 # changes each time. A hook is a fresh process, so the count comes from its context's history.
 COUNTING_REFUSAL = """

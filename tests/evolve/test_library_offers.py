@@ -40,8 +40,9 @@ def test_starter_entries_are_offered_for_the_patterns_failing_train_rollouts_sho
     offered = {o.entry_id: o for o in offers(None, traces.con, RUN, 1)}
     # output-guard answers deleting one's own output, seen only in held-out and trial rollouts;
     # of the entries sharing one pattern with the failures, the workspace preview shares two
-    # (loop's first command, `mv a b`, wrote before anything was looked at): five at most
-    assert set(offered) == {"done-guard", "native-tool-calls", "repeat-breaker",
+    # (loop's first command, `mv a b`, wrote before anything was looked at): five at most, ties
+    # by name
+    assert set(offered) == {"done-guard", "fresh-start", "repeat-breaker",
                             "task-reminder", "workspace-preview"}
     done_guard = offered["done-guard"]
     assert done_guard.summary.endswith("[not tried yet] Seen here in: count.")
@@ -59,9 +60,9 @@ def test_a_librarys_record_of_a_starter_stands_for_it_and_applied_entries_are_le
     library = tmp_path / "library"
     Library(library).save([(guard.model_copy(update={"trials": [tried]}),
                             starter_diff(guard.id))], "file night1")
-    offered = {o.entry_id: o for o in offers(library, traces.con, RUN, 1,
-                                             exclude={"repeat-breaker", "workspace-preview"})}
-    assert not {"repeat-breaker", "workspace-preview"} & set(offered)
+    applied = {"repeat-breaker", "workspace-preview", "fresh-start"}
+    offered = {o.entry_id: o for o in offers(library, traces.con, RUN, 1, exclude=applied)}
+    assert not applied & set(offered)
     assert "reverted 1x (embedded on suite (night1))" in offered["done-guard"].summary
     assert "+++ b/middleware/done_guard.py" in offered["done-guard"].text  # the diff it was filed with
     only_mine = offers(library, traces.con, RUN, 1, starter=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -238,6 +239,29 @@ def test_native_tool_calls_hand_each_result_back_as_a_tool_message(tmp_path: Pat
     seed, seed_model = rollout(tmp_path, harness(tmp_path, None), HELLO, [shell(write), DONE])
     assert seed_model.calls[1][-1].role == "user"  # the seed: "Result of shell: ..." from the user
     assert seed_model.calls[1][-1].content.startswith("Result of shell:")
+
+
+def recounter(messages: list[Message]) -> str:
+    """A small model that sends its own last action again (the 1.5B's loop: it reads `14
+    poem.txt`, says there are 14 lines and counts them once more), and calls done after a write.
+    First it counts the lines, unless its task already says what counting them printed."""
+    earlier = [m.content for m in messages if m.role == "assistant"]
+    if earlier:
+        return DONE if "line_count.txt" in earlier[-1] else earlier[-1]
+    if counted := re.search(r"Its result:\n(\d+) poem.txt", messages[1].content):
+        return shell(f"echo {counted[1]} > /app/line_count.txt")
+    return shell("wc -l poem.txt")
+
+
+def test_fresh_start_turns_a_loop_into_a_second_attempt(tmp_path: Path) -> None:
+    seed, _ = rollout(tmp_path, harness(tmp_path, None), COUNT_LINES, [recounter] * 3)
+    assert (seed.outcome.value, seed.exit_reason) == ("fail", "repeating")
+    fresh, model = rollout(tmp_path, harness(tmp_path, "fresh-start"), COUNT_LINES,
+                         [recounter] * 5)
+    assert (fresh.outcome.value, fresh.exit_reason, fresh.steps) == ("pass", "done", 5)
+    [note] = [e for e in fresh.events if e.name == "fresh_start"]  # the loop stays on record
+    assert note.data == {"repeated": 3, "step": 3}
+    assert [m.role for m in model.calls[3]] == ["system", "user"]
 
 
 def looker(messages: list[Message]) -> str:
