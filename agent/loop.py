@@ -25,7 +25,7 @@ from workspace.validate import render_system_prompt
 
 MIN_TOOL_SECONDS = 1.0  # a tool started just before the wall budget ends still gets a moment
 BLOCKED = "(blocked by middleware)"  # a blocked call's result for the repeat budget: nothing ran
-FRESH_START_RESULT_CHARS = 1_000  # of the repeated call's result, in a fresh start's task message
+FRESH_START_CHARS = 1_000  # of the repeated call, and of its result, in a fresh start's task message
 
 
 class AgentResult(BaseModel):
@@ -177,7 +177,8 @@ class _Agent:
                            data={"repeated": times, "step": self.budget.steps})
         return (f"{task}\n\nAn earlier attempt at this task was stopped: it made the same {tool} "
                 f"call {times} times in a row and got the same result each time.\nThe call: "
-                f"{arguments}\nIts result:\n{clip(result, FRESH_START_RESULT_CHARS)}\n"
+                f"{clip(arguments, FRESH_START_CHARS)}\nIts result:\n"
+                f"{clip(result, FRESH_START_CHARS)}\n"
                 "What it changed is still in place. Go on from there with a different next step.")
 
     def _ask(self, transcript: Transcript) -> ModelReply:

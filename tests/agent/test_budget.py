@@ -6,6 +6,7 @@ import pytest
 from tests.agent.conftest import last_text
 from tests.agent.test_middleware import RUNNER
 from agent.clients.scripted import ScriptedModel, json_action
+from agent.loop import FRESH_START_CHARS
 
 
 def forever(tool="shell", **arguments):
@@ -112,6 +113,15 @@ def test_fresh_starts_begin_again_after_a_loop_within_the_rollouts_steps(harness
     assert fresh[1].content.startswith("Do the task.\n\nAn earlier attempt at this task was "
                                        "stopped: it made the same shell call 3 times in a row")
     assert 'The call: {"command": "echo same"}\nIts result:\nsame\n' in fresh[1].content
+
+
+def test_a_fresh_start_quotes_a_long_call_and_result_clipped(harness):
+    # Both are the agent's own text: a fresh start must not grow by what it chose to repeat.
+    harness.settings(fresh_starts=1, budgets={"repeated_steps": 2})
+    command = f"echo {'x' * 5_000} # {'y' * 5_000}"
+    _, _, model = harness.run(forever(command=command))
+    fresh = model.calls[2][1].content
+    assert "characters cut" in fresh and len(fresh) < 2 * FRESH_START_CHARS + 500
 
 
 def test_fresh_starts_share_the_step_budget(harness):
