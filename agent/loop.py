@@ -124,6 +124,7 @@ class _Agent:
         self.settings = settings
         self.native = settings.action_format == "native"
         self.decoding_specs = decoding_specs or registry.specs
+        self.temperature = settings.temperature
         self.allowed_tools = allowed_tools
         self.schema = (action_schema(self.decoding_specs, settings.max_output_tokens)
                        if _constrained(settings, model) else None)
@@ -173,8 +174,11 @@ class _Agent:
         tool, arguments, result = self.budget.repeats.last
         times = self.budget.repeats.in_a_row
         self.budget.repeats = Repeats()
+        if self.settings.fresh_start_temperature is not None:
+            self.temperature = self.settings.fresh_start_temperature
         self.recorder.emit("note", name="fresh_start", content=f"{tool} {arguments}",
-                           data={"repeated": times, "step": self.budget.steps})
+                           data={"repeated": times, "step": self.budget.steps,
+                                 "temperature": self.temperature})
         return (f"{task}\n\nAn earlier attempt at this task was stopped: it made the same {tool} "
                 f"call {times} times in a row and got the same result each time.\nThe call: "
                 f"{clip(arguments, FRESH_START_CHARS)}\nIts result:\n"
@@ -203,7 +207,7 @@ class _Agent:
 
     def _chat(self, messages: list[Message]) -> ModelReply:
         options = dict(tools=self.registry.specs if self.native else None,
-                       temperature=self.settings.temperature, json_mode=not self.native,
+                       temperature=self.temperature, json_mode=not self.native,
                        max_tokens=self.settings.max_output_tokens,
                        context_tokens=self.settings.budgets.context_tokens)
         if self.schema is None:

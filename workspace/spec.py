@@ -72,6 +72,10 @@ class Settings(BaseModel):
     # transcript: the task, and the call it was repeating with its result. Steps, tokens and time
     # stay the rollout's, so a fresh start is never a bigger budget.
     fresh_starts: int = Field(0, ge=0, le=100)
+    # The sampling temperature from the first fresh start on (unset: `temperature`). At 0.2 the
+    # 1.5B's fresh attempts mostly made the looped call again and nothing else (98 of 136 in the
+    # trial of 2026-12-06): a cooler sample of the same task reaches the same fixed point.
+    fresh_start_temperature: float | None = Field(None, ge=0.0, le=2.0)
     budgets: Budgets = Field(default_factory=Budgets)
 
 

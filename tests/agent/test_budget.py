@@ -106,8 +106,8 @@ def test_fresh_starts_begin_again_after_a_loop_within_the_rollouts_steps(harness
     assert (result.exit_reason, result.steps, len(model.calls)) == ("repeating", 9, 9)
     notes = [e for e in sink.events if e.name == "fresh_start"]
     assert [(n.content, n.data) for n in notes] == [
-        ('shell {"command": "echo same"}', {"repeated": 3, "step": 3}),
-        ('shell {"command": "echo same"}', {"repeated": 3, "step": 6})]
+        ('shell {"command": "echo same"}', {"repeated": 3, "step": 3, "temperature": 0.2}),
+        ('shell {"command": "echo same"}', {"repeated": 3, "step": 6, "temperature": 0.2})]
     fresh = model.calls[3]  # the first call of the second attempt: the task and what looped
     assert [m.role for m in fresh] == ["system", "user"]
     assert fresh[1].content.startswith("Do the task.\n\nAn earlier attempt at this task was "
@@ -122,6 +122,29 @@ def test_a_fresh_start_quotes_a_long_call_and_result_clipped(harness):
     _, _, model = harness.run(forever(command=command))
     fresh = model.calls[2][1].content
     assert "characters cut" in fresh and len(fresh) < 2 * FRESH_START_CHARS + 500
+
+
+class TemperatureLog(ScriptedModel):
+    """A scripted model that notes the temperature of each call."""
+
+    def __init__(self, replies) -> None:
+        super().__init__(replies)
+        self.temperatures: list[float] = []
+
+    def chat(self, messages, **options):
+        self.temperatures.append(options["temperature"])
+        return super().chat(messages, **options)
+
+
+def test_fresh_attempts_sample_at_their_own_temperature(harness):
+    harness.settings(temperature=0.2, fresh_start_temperature=0.8, fresh_starts=1,
+                     budgets={"repeated_steps": 2})
+    model = TemperatureLog([json_action("shell", command="echo same")] * 3
+                           + [json_action("done", summary="ok")])
+    result, sink, _ = harness.run(model)
+    # two calls made the loop, the third ended it; the fresh attempt samples hotter to its end
+    assert (result.exit_reason, model.temperatures) == ("done", [0.2, 0.2, 0.8, 0.8])
+    assert [e.data["temperature"] for e in sink.events if e.name == "fresh_start"] == [0.8]
 
 
 def test_fresh_starts_share_the_step_budget(harness):
