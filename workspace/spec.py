@@ -73,8 +73,8 @@ class Settings(BaseModel):
     # stay the rollout's, so a fresh start is never a bigger budget.
     fresh_starts: int = Field(0, ge=0, le=100)
     # The sampling temperature from the first fresh start on (unset: `temperature`). At 0.2 the
-    # 1.5B's fresh attempts mostly made the looped call again and nothing else (98 of 136 in the
-    # trial of 2026-12-06): a cooler sample of the same task reaches the same fixed point.
+    # 1.5B's fresh attempts mostly made the looped call again and nothing else (98 of 136); at 0.8
+    # far fewer did (17 of 47), yet its trial showed no gain (docs/remedies.md, 2026-12-06).
     fresh_start_temperature: float | None = Field(None, ge=0.0, le=2.0)
     budgets: Budgets = Field(default_factory=Budgets)
 

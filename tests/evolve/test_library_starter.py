@@ -260,7 +260,7 @@ def test_fresh_start_turns_a_loop_into_a_second_attempt(tmp_path: Path) -> None:
                          [recounter] * 5)
     assert (fresh.outcome.value, fresh.exit_reason, fresh.steps) == ("pass", "done", 5)
     [note] = [e for e in fresh.events if e.name == "fresh_start"]  # the loop stays on record
-    assert note.data == {"repeated": 3, "step": 3, "temperature": 0.8}
+    assert note.data == {"repeated": 3, "step": 3, "temperature": 0.2}
     assert [m.role for m in model.calls[3]] == ["system", "user"]
 
 
