@@ -1,7 +1,8 @@
 """The starter library: structural remedies shipped with evoharness, one folder each in starters/
 (entry.yaml: the root cause, the fix, the failure patterns it answers, what it registers and the
-settings it sets; files/: its component files as they go into a harness), read as library entries
-that every run may be offered. Where their record is kept once a run has tried one is filing.py's."""
+settings it sets; files/: its component files as they go into a harness; or `combines`: other
+entries applied together, as one change), read as library entries that every run may be offered.
+Where their record is kept once a run has tried one is filing.py's."""
 from __future__ import annotations
 
 import difflib
@@ -34,7 +35,10 @@ class StarterSpec(BaseModel):
     root_cause: str
     targeted_fix: str
     component: ComponentKind
-    patterns: list[str] = Field(min_length=1)  # debugger/patterns.py names
+    # Starter entries applied first, in order, whose patterns this one answers too: remedies that
+    # each help alone are tried together as one change, cued wherever any of them is.
+    combines: list[str] = Field(default_factory=list)
+    patterns: list[str] = Field(default_factory=list)  # debugger/patterns.py names
     registers: dict[Literal["tool", "middleware", "skill", "subagent"], list[str]] = Field(
         default_factory=dict)
     settings: dict[str, bool | int | float | str] = Field(default_factory=dict)  # set_setting
@@ -47,18 +51,23 @@ def starter_entries(root: Path = STARTERS) -> list[LibraryEntry]:
 
 def _entry(folder: Path) -> LibraryEntry:
     path = folder / "entry.yaml"
-    try:
-        spec = StarterSpec.model_validate(yaml.safe_load(path.read_text()))
-    except (yaml.YAMLError, ValidationError) as error:
-        raise EvoError(f"invalid starter entry: {error}".splitlines()[0], file=path) from None
-    unknown = sorted(set(spec.patterns) - set(DETECTORS))
+    spec = _spec(path)
+    parts = [_part(folder, path, name) for name in spec.combines]
+    patterns = list(dict.fromkeys(
+        [*(c.removeprefix(PATTERN_CLASS) for part in parts for c in part.cue.signature),
+         *spec.patterns]))
+    if not patterns:
+        raise EvoError("names no failure pattern it answers", file=path, field="patterns",
+                       hint=f"known: {', '.join(DETECTORS)}")
+    unknown = sorted(set(patterns) - set(DETECTORS))
     if unknown:
         raise EvoError("names failure patterns debugger/patterns.py does not detect", file=path,
                        field="patterns", value=unknown, hint=f"known: {', '.join(DETECTORS)}")
     files = sorted(p for p in (folder / "files").rglob("*")
                    if p.is_file() and "__pycache__" not in p.parts)
-    edits = [{"op": "add_file", "path": p.relative_to(folder / "files").as_posix(),
-              "content": p.read_text(encoding="utf-8")} for p in files]
+    edits = [edit for part in parts for edit in part.edits]
+    edits += [{"op": "add_file", "path": p.relative_to(folder / "files").as_posix(),
+               "content": p.read_text(encoding="utf-8")} for p in files]
     edits += [{"op": "register_component", "kind": kind, "name": name}
               for kind, names in spec.registers.items() for name in names]
     edits += [{"op": "set_setting", "key": key, "value": value}
@@ -66,8 +75,27 @@ def _entry(folder: Path) -> LibraryEntry:
     return LibraryEntry(
         id=folder.name, origin="starter", component=spec.component,
         cue=Cue(root_cause=spec.root_cause,
-                signature=[PATTERN_CLASS + name for name in spec.patterns]),
+                signature=[PATTERN_CLASS + name for name in patterns]),
         targeted_fix=" ".join(spec.targeted_fix.split()), edits=edits)
+
+
+def _spec(path: Path) -> StarterSpec:
+    try:
+        return StarterSpec.model_validate(yaml.safe_load(path.read_text()))
+    except (yaml.YAMLError, ValidationError) as error:
+        raise EvoError(f"invalid starter entry: {error}".splitlines()[0], file=path) from None
+
+
+def _part(folder: Path, path: Path, name: str) -> LibraryEntry:
+    """A starter entry that `folder`'s entry combines: a sibling that combines none itself."""
+    part = folder.parent / name
+    if name == folder.name or not (part / "entry.yaml").is_file():
+        raise EvoError("combines an entry that is not another starter entry", file=path,
+                       field="combines", value=name)
+    if _spec(part / "entry.yaml").combines:
+        raise EvoError("combines an entry that combines others (one level only)", file=path,
+                       field="combines", value=name)
+    return _entry(part)
 
 
 @functools.cache

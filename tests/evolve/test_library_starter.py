@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from agent.clients.scripted import ScriptedModel, json_action, native_call
 from agent.model import Message
 from debugger.patterns import DETECTORS
+from evoharness.errors import EvoError
 from evolve.agent.components import RUNNER
 from evolve.cli import app
 from evolve.library.starter import PATTERN_CLASS, starter_diff, starter_entries
@@ -329,3 +330,38 @@ def test_workspace_preview_is_bounded_and_never_follows_a_link_or_opens_a_pipe(
     # blob.bin is binary), in 2,000 characters
     many = 5 - ("  | locked" in shown)
     assert shown.count("  | line 0") == many and len(task) <= len("Do it.\n\n") + 2000
+
+
+def test_guarded_fresh_start_carries_both_remedies_into_one_rollout(tmp_path: Path) -> None:
+    """The combined entry's edits are its parts' edits, and both act in one rollout: the loop
+    starts a fresh attempt, and the done right after its write is shown the file first."""
+    combined = ENTRIES["guarded-fresh-start"]
+    assert combined.edits == ENTRIES["done-guard"].edits + ENTRIES["fresh-start"].edits
+    assert combined.cue.signature == list(dict.fromkeys(
+        ENTRIES["done-guard"].cue.signature + ENTRIES["fresh-start"].cue.signature))
+    result, _ = rollout(tmp_path, harness(tmp_path, "guarded-fresh-start"), COUNT_LINES,
+                        [recounter] * 6)
+    assert (result.outcome.value, result.exit_reason, result.steps) == ("pass", "done", 6)
+    assert [e.name for e in result.events if e.name in ("fresh_start", "done_guard")] == [
+        "fresh_start", "done_guard"]
+    assert "/app/line_count.txt holds (each line quoted):\n    '14'\n" in results(result)[-2]
+
+
+@pytest.mark.parametrize(("combines", "message"), [
+    (["missing"], "combines an entry that is not another starter entry"),
+    (["both"], "combines an entry that is not another starter entry"),  # itself
+    (["pair"], "combines an entry that combines others (one level only)"),
+    ([], "names no failure pattern it answers"),
+])
+def test_a_combined_entry_names_plain_sibling_entries(
+        tmp_path: Path, combines: list[str], message: str) -> None:
+    root = tmp_path / "starters"
+    for name, spec in {"plain": {"patterns": ["repeated_command"]},
+                       "pair": {"combines": ["plain"]}, "both": {"combines": combines}}.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "entry.yaml").write_text(yaml.safe_dump(
+            {"root_cause": "r", "targeted_fix": "f", "component": "settings", **spec}))
+    with pytest.raises(EvoError, match=re.escape(message)) as raised:
+        starter_entries(root)
+    assert "both/entry.yaml" in str(raised.value)
+    assert all(repr(name) in str(raised.value) for name in combines)
