@@ -10,8 +10,9 @@ arms alike. A run directory (--dir) keeps everything and resumes where a killed 
 
 Prints per entry `effect_ENTRY: +x [lo, hi] points` (the trial's mean gain on its cued tasks, with
 the paired interval over tasks at 95%; a trial stops once its result is clear, so a kept entry's
-effect tends to be overstated, its p-value is exact), `decision_ENTRY: keep|revert (...)`, and
-`rollouts_ENTRY`; then the baseline's figures and `wall_time`.
+effect tends to be overstated, its p-value is exact), `decision_ENTRY: keep|revert (...)`,
+`reason_ENTRY` (the trial's own words: which bound stopped it) and `rollouts_ENTRY`; then the
+baseline's figures and `wall_time`.
 
 Run: python benchmarks/remedies.py [--dir DIR] [--model embedded] [-k 2] [--workers 2]
         [--trial-rollouts 48] [--cued 6] [--max-tasks N] [--task-ids a,b] [--entries a,b]
@@ -131,6 +132,7 @@ def report(run: Run, entries: list[LibraryEntry], applied: dict[str, str], start
         print(f"decision_{entry}: {record.decision} ({record.verdict}; p = {numbers.p_value:.3g}; "
               f"{counted(verdict.wins, 'win')}, {counted(verdict.losses, 'loss', 'losses')} "
               f"in its pairs; tasks: {tasks})")
+        print(f"reason_{entry}: {record.reason}")  # futility, the cap, a regression, ...
         print(f"rollouts_{entry}: {judgement.verdict.rollouts.used} rollouts")
     with run.ledger.reading() as store:
         passes, total = store.con.execute(

@@ -38,6 +38,7 @@ def test_an_entry_cued_by_the_baseline_is_tried_against_the_seed_and_reported(
     assert lines["decision_done-guard"].startswith("keep (effective; p = ")
     assert re.search(r"; p = [0-9.e-]+; [1-9][0-9]* wins?, 0 losses in its pairs; "
                      r"tasks: write-alpha, write-beta\)$", lines["decision_done-guard"])
+    assert lines["reason_done-guard"].startswith("gain shown: ")
     assert lines["decision_repeat-breaker"] == "untried"
     assert lines["effect_repeat-breaker"].startswith("n/a (no train task showed pattern:")
     assert lines["baseline_pass_rate"] == "33.3 % (3 rollouts)"
