@@ -10,7 +10,7 @@ import functools
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -21,7 +21,7 @@ from workspace.edits import apply_edits
 from workspace.repo import SEED_DIR
 from workspace.spec import ComponentKind
 
-from .entry import Cue, LibraryEntry
+from .entry import ID_PATTERN, Cue, LibraryEntry
 
 STARTERS = Path(__file__).with_name("starters")
 PATTERN_CLASS = "pattern:"  # a failure signature's class for a debugger/patterns.py pattern
@@ -37,7 +37,7 @@ class StarterSpec(BaseModel):
     component: ComponentKind
     # Starter entries applied first, in order, whose patterns this one answers too: remedies that
     # each help alone are tried together as one change, cued wherever any of them is.
-    combines: list[str] = Field(default_factory=list)
+    combines: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(default_factory=list)
     patterns: list[str] = Field(default_factory=list)  # debugger/patterns.py names
     registers: dict[Literal["tool", "middleware", "skill", "subagent"], list[str]] = Field(
         default_factory=dict)
@@ -49,9 +49,14 @@ def starter_entries(root: Path = STARTERS) -> list[LibraryEntry]:
     return [_entry(folder) for folder in sorted(root.iterdir()) if (folder / "entry.yaml").is_file()]
 
 
-def _entry(folder: Path) -> LibraryEntry:
+def _entry(folder: Path, combined_in: Path | None = None) -> LibraryEntry:
+    """The entry in `folder`; `combined_in`: the entry.yaml that combines it, which it may not
+    do itself (one level only)."""
     path = folder / "entry.yaml"
     spec = _spec(path)
+    if combined_in is not None and spec.combines:
+        raise EvoError("combines an entry that combines others (one level only)",
+                       file=combined_in, field="combines", value=folder.name)
     parts = [_part(folder, path, name) for name in spec.combines]
     patterns = list(dict.fromkeys(
         [*(c.removeprefix(PATTERN_CLASS) for part in parts for c in part.cue.signature),
@@ -82,8 +87,13 @@ def _entry(folder: Path) -> LibraryEntry:
 def _spec(path: Path) -> StarterSpec:
     try:
         return StarterSpec.model_validate(yaml.safe_load(path.read_text()))
-    except (yaml.YAMLError, ValidationError) as error:
+    except yaml.YAMLError as error:
         raise EvoError(f"invalid starter entry: {error}".splitlines()[0], file=path) from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise EvoError(f"invalid starter entry: {first['msg']}", file=path,
+                       field=".".join(map(str, first["loc"])) or None,
+                       value=first.get("input")) from None
 
 
 def _part(folder: Path, path: Path, name: str) -> LibraryEntry:
@@ -92,10 +102,7 @@ def _part(folder: Path, path: Path, name: str) -> LibraryEntry:
     if name == folder.name or not (part / "entry.yaml").is_file():
         raise EvoError("combines an entry that is not another starter entry", file=path,
                        field="combines", value=name)
-    if _spec(part / "entry.yaml").combines:
-        raise EvoError("combines an entry that combines others (one level only)", file=path,
-                       field="combines", value=name)
-    return _entry(part)
+    return _entry(part, combined_in=path)
 
 
 @functools.cache

@@ -352,6 +352,7 @@ def test_guarded_fresh_start_carries_both_remedies_into_one_rollout(tmp_path: Pa
     (["both"], "combines an entry that is not another starter entry"),  # itself
     (["pair"], "combines an entry that combines others (one level only)"),
     ([], "names no failure pattern it answers"),
+    (["../plain"], "invalid starter entry: String should match pattern"),  # never a path
 ])
 def test_a_combined_entry_names_plain_sibling_entries(
         tmp_path: Path, combines: list[str], message: str) -> None:
