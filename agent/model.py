@@ -85,9 +85,12 @@ class Model(Protocol):
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
         context_tokens: int | None = None,
+        seed: int | None = None,
     ) -> ModelReply:
         """One completion. `schema`: a JSON schema the reply's content must follow (the server
         constrains decoding to it; implies json_mode). `context_tokens`: the conversation's
         context budget; a server that takes a context size is sized to hold it and the reply.
+        `seed`: the sampler's seed, for a server that takes one (the same prompt and seed draw
+        the same reply, as far as the server computes alike); None draws afresh.
         Raises ModelError; never returns a half-read reply."""
         ...

@@ -31,6 +31,13 @@ def rollout_id(iteration: int, task_id: str, attempt: int, trial_change: str = "
     return f"it{iteration:03d}-{task_id}-a{attempt:02d}"
 
 
+def sampling_key(iteration: int, task_id: str, attempt: int, trial_change: str = "") -> str:
+    """What a rollout's model calls draw their seeds from (agent/clients/seeded.py): its id
+    without the arm, so both arms of one pair of a change's trial sample alike (common random
+    numbers) and every other rollout, an evaluation's included, samples on its own."""
+    return rollout_id(iteration, task_id, attempt, trial_change, "pair" if trial_change else "")
+
+
 class RolloutResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 

@@ -17,10 +17,11 @@ from agent.environment import ExecResult
 from agent.events import Event, ListSink, ModelTotals
 from agent.exits import CommandExit, ExitReason, machine_spent
 from agent.loop import AgentResult, run_agent
+from agent.clients.seeded import SeededCalls
 from agent.model import Message, Model, ModelError, ModelReply
 from evoharness.files import write_model
 from tasks.left_behind import LeftBehind, capture
-from tasks.results import Outcome, RolloutResult, Split, TrialArm, rollout_id
+from tasks.results import Outcome, RolloutResult, Split, TrialArm, rollout_id, sampling_key
 from tasks.sandboxes import Sandbox, SandboxFactory
 from tasks.task import Task
 from tasks.unsafe import require_sandbox
@@ -172,9 +173,13 @@ def result_base(run_id: str, iteration: int, task: Task, split: Split, attempt: 
 def bound_to_rollout(client: Model, base: dict) -> Model:
     """The client this rollout talks to. A client whose replies draw on chance (a test double
     with known pass probabilities) binds to the rollout by `for_rollout(key)`, keyed by run and
-    rollout id, so the same rollout draws the same way wherever and whenever it runs again."""
+    rollout id, so the same rollout draws the same way wherever and whenever it runs again.
+    Every call carries a sampling seed from the rollout's sampling key (SeededCalls): the same
+    for both arms of a trial's pair."""
     bind = getattr(client, "for_rollout", None)
-    return bind(f"{base['run_id']}/{base['rollout_id']}") if bind else client
+    bound = bind(f"{base['run_id']}/{base['rollout_id']}") if bind else client
+    key = sampling_key(base["iteration"], base["task_id"], base["attempt"], base["trial_change"])
+    return SeededCalls(bound, f"{base['run_id']}/{key}")
 
 
 def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,

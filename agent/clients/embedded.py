@@ -251,17 +251,19 @@ class EmbeddedModel:
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
         context_tokens: int | None = None,  # a slot's context is CONTEXT_PER_SLOT
+        seed: int | None = None,
     ) -> ModelReply:
         return self.chat_on(None, messages, tools=tools, temperature=temperature,
-                            json_mode=json_mode, max_tokens=max_tokens, schema=schema)
+                            json_mode=json_mode, max_tokens=max_tokens, schema=schema, seed=seed)
 
     def chat_on(self, slot: _OnSlot | None, messages: list[Message], *,
                 tools: list[ToolSpec] | None, temperature: float, json_mode: bool,
-                max_tokens: int | None, schema: dict[str, Any] | None) -> ModelReply:
+                max_tokens: int | None, schema: dict[str, Any] | None,
+                seed: int | None = None) -> ModelReply:
         """One call, on `slot`'s slot of the server when it holds one (the server's choice
         otherwise)."""
         body = self.request(messages, tools=tools, temperature=temperature,
-                            json_mode=json_mode, max_tokens=max_tokens, schema=schema)
+                            json_mode=json_mode, max_tokens=max_tokens, schema=schema, seed=seed)
         with _serving(ensure_weights(self.weights), lambda: self.size, self.name) as served:
             if slot is not None and (held := slot.held(served.slots, messages)) is not None:
                 body["id_slot"] = held
@@ -271,7 +273,7 @@ class EmbeddedModel:
 
     def request(self, messages: list[Message], *, tools: list[ToolSpec] | None,
                 temperature: float, json_mode: bool, max_tokens: int | None,
-                schema: dict[str, Any] | None) -> dict[str, Any]:
+                schema: dict[str, Any] | None, seed: int | None = None) -> dict[str, Any]:
         """The chat-completions body of one call (llama.cpp's OpenAI-style request)."""
         body: dict[str, Any] = {"messages": openai_messages(messages), "temperature": temperature}
         if tools:
@@ -285,6 +287,8 @@ class EmbeddedModel:
             body["response_format"] = reply_format
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
+        if seed is not None:
+            body["seed"] = seed
         return body
 
     def complete(self, server: Any, body: dict[str, Any]) -> ModelReply:
@@ -379,7 +383,8 @@ class _OnSlot:
     @text_boundary
     def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
              temperature: float = 0.0, json_mode: bool = False, max_tokens: int | None = None,
-             schema: dict[str, Any] | None = None, context_tokens: int | None = None
-             ) -> ModelReply:
+             schema: dict[str, Any] | None = None, context_tokens: int | None = None,
+             seed: int | None = None) -> ModelReply:
         return self.model.chat_on(self, messages, tools=tools, temperature=temperature,
-                                  json_mode=json_mode, max_tokens=max_tokens, schema=schema)
+                                  json_mode=json_mode, max_tokens=max_tokens, schema=schema,
+                                  seed=seed)

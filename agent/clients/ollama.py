@@ -53,11 +53,14 @@ class OllamaModel:
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
         context_tokens: int | None = None,
+        seed: int | None = None,
     ) -> ModelReply:
         options: dict[str, Any] = {"temperature": temperature,
                                    "num_ctx": context_size(messages, context_tokens, max_tokens)}
         if max_tokens is not None:
             options["num_predict"] = max_tokens
+        if seed is not None:
+            options["seed"] = seed
         request = dict(model=self.name, messages=[_ollama_message(m) for m in messages],
                        tools=tool_payload(tools), options=options,
                        format=schema if schema is not None else "json" if json_mode else None)

@@ -51,6 +51,7 @@ class OpenAICompatModel:
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
         context_tokens: int | None = None,  # these servers fix their context when they start
+        seed: int | None = None,
     ) -> ModelReply:
         body: dict[str, Any] = {
             "model": self.name,
@@ -63,6 +64,8 @@ class OpenAICompatModel:
             body["response_format"] = reply_format
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
+        if seed is not None:
+            body["seed"] = seed
         started = time.perf_counter()
         try:
             if tools:  # native tool calls come whole

@@ -46,12 +46,13 @@ class RetryingModel:
         max_tokens: int | None = None,
         schema: dict[str, Any] | None = None,
         context_tokens: int | None = None,
+        seed: int | None = None,
     ) -> ModelReply:
         for attempt in range(self.attempts):
             try:
                 return self.inner.chat(
                     messages, tools=tools, temperature=temperature, json_mode=json_mode,
-                    max_tokens=max_tokens, schema=schema, context_tokens=context_tokens,
+                    max_tokens=max_tokens, schema=schema, context_tokens=context_tokens, seed=seed,
                 )
             except ModelError as error:
                 if error.kind != "transient" or attempt == self.attempts - 1:

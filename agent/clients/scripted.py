@@ -10,7 +10,9 @@ can share one model and a resumed session replays the same script.
 A rule with `probability` p < 1 answers only a share p of rollouts (else the next rule that holds
 does): a known pass probability per harness, for tests of the keep/revert decision. The coin is
 drawn once per rollout and rule from the script's `seed` and the rollout's key (the runner binds
-the model to each rollout with `for_rollout`), so a rollout run again draws the same."""
+the model to each rollout with `for_rollout`), so a rollout run again draws the same. A call's
+sampling `seed` is not used: the coins stay independent between the arms of a trial's pair,
+which is what the trial's error rates were measured with."""
 from __future__ import annotations
 
 import hashlib
@@ -50,7 +52,7 @@ class ScriptedModel:
     def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
              temperature: float = 0.0, json_mode: bool = False,
              max_tokens: int | None = None, schema: dict[str, Any] | None = None,
-             context_tokens: int | None = None) -> ModelReply:
+             context_tokens: int | None = None, seed: int | None = None) -> ModelReply:
         self.calls.append(list(messages))
         if not self.replies:
             raise ModelError("script exhausted", kind="permanent", field="ScriptedModel.replies")
@@ -182,7 +184,7 @@ class RuleModel:
     def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
              temperature: float = 0.0, json_mode: bool = False,
              max_tokens: int | None = None, schema: dict[str, Any] | None = None,
-             context_tokens: int | None = None) -> ModelReply:
+             context_tokens: int | None = None, seed: int | None = None) -> ModelReply:
         system = next((m.content for m in messages if m.role == "system"), "")
         instruction = next((m.content for m in messages if m.role == "user"), "")
         rule = next((r for i, r in enumerate(self.script.rules)

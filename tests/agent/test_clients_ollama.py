@@ -36,6 +36,14 @@ def test_reply_content_and_server_token_counts() -> None:
     assert reply.timings == CallTimings(tokens_read=17)  # Ollama names no cached tokens
 
 
+def test_a_sampling_seed_goes_in_the_options() -> None:
+    with OllamaScriptServer([{"content": "a"}, {"content": "b"}]) as s:
+        client = OllamaModel("qwen", host=s.url)
+        client.chat(HELLO, seed=1234)
+        RetryingModel(client).chat(HELLO, seed=99)  # the retrying wrapper passes it on
+    assert [r["options"].get("seed") for r in s.requests] == [1234, 99]
+
+
 def test_the_server_s_times_become_the_call_s_timings() -> None:
     script = [{"content": "ok", "prompt_eval_count": 300, "eval_count": 20,
                "prompt_eval_duration": 1_500_000_000, "eval_duration": 4_000_000_000}]

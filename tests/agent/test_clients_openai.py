@@ -26,7 +26,13 @@ def test_reply_usage_and_request_shape() -> None:
     assert sent["model"] == "coder"
     assert sent["response_format"] == {"type": "json_object"}
     assert sent["max_tokens"] == 9
-    assert "tools" not in sent
+    assert "tools" not in sent and "seed" not in sent
+
+
+def test_a_sampling_seed_is_sent() -> None:
+    with OllamaScriptServer([{"content": "a"}]) as s:
+        OpenAICompatModel(s.url, "coder").chat(HELLO, seed=42)
+    assert s.requests[0]["seed"] == 42
 
 
 def test_llama_cpp_timings_and_vllm_cached_tokens_become_the_call_s_timings() -> None:

@@ -184,6 +184,14 @@ def test_json_replies_are_decoded_without_free_whitespace() -> None:
     assert free["response_format"] == {"type": "json_object"}
 
 
+def test_a_sampling_seed_goes_to_llama_cpp_and_none_leaves_it_to_the_server() -> None:
+    def request(seed: int | None) -> dict:
+        return EmbeddedModel().request(ACTION_PROMPT, tools=None, temperature=0.2,
+                                       json_mode=False, max_tokens=9, schema=None, seed=seed)
+
+    assert request(77)["seed"] == 77 and "seed" not in request(None)
+
+
 @pytest.mark.slow
 def test_real_model_replies_compactly_and_its_slot_keeps_the_conversation() -> None:
     """The next call of a conversation finds its prompt, reply included, in its slot's cache."""

@@ -12,7 +12,10 @@ from tasks.results import Outcome, RolloutResult
 from agent.events import ModelTotals
 from agent.exits import ExitReason
 from agent.loop import AgentResult
-from tasks.runner import INFRA_RERUNS, _Guarded, _outcome, in_pool, plan_rollouts, run_rollouts
+from tasks.runner import (
+    INFRA_RERUNS, _Guarded, _outcome, in_pool, plan_rollouts, require_sandbox, result_base,
+    rollout, run_rollouts,
+)
 from tasks.verifier import VerifierResult
 from agent.clients.scripted import ScriptedModel, json_action
 
@@ -160,6 +163,37 @@ def test_k_attempts_over_workers_and_skip_existing(seed_harness, hello_task, sum
                          skip=set(results))
     assert sorted(p.stem for p in again) == ["it002-hello-world-a02", "it002-sum-numbers-a02"]
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+class _SeedLog(ScriptedModel):
+    """SOLVE, noting the sampling seed each call carries."""
+
+    def __init__(self) -> None:
+        super().__init__(SOLVE)
+        self.seeds: list[int | None] = []
+
+    def chat(self, messages, **options):
+        self.seeds.append(options.get("seed"))
+        return super().chat(messages, **options)
+
+
+def test_both_arms_of_a_trial_pair_sample_alike_and_no_other_rollouts_do(seed_harness,
+                                                                         hello_task):
+    def seeds(run="r1", attempt=0, change="", arm="") -> list[int | None]:
+        model = _SeedLog()
+        base = result_base(run, 0, hello_task, "train", attempt, "c0", change, arm)
+        result = rollout(seed_harness, model, hello_task, base,
+                         sandbox_factory=require_sandbox(), rollout_timeout=None)
+        assert result.outcome == Outcome.PASS
+        return model.seeds
+
+    base, change = seeds(change="c1", arm="base"), seeds(change="c1", arm="change")
+    assert base == change and len(base) == 2 and len(set(base)) == 2  # a seed per call
+    assert all(isinstance(seed, int) and 0 <= seed < 2**31 for seed in base)
+    others = [seeds(change="c1", arm="base", attempt=1), seeds(change="c2", arm="base"),
+              seeds(), seeds(run="r2", change="c1", arm="base")]
+    assert all(set(other).isdisjoint(base) for other in others)
+    assert seeds() == others[2]  # the same rollout again draws the same
 
 
 def test_plan_interleaves_attempts(hello_task, sum_task):

@@ -1,0 +1,63 @@
+"""benchmarks/pairing.py with a model that writes its sampling seed into its reply: the arms of a
+pair with common seeds reply alike, call by call, and with independent seeds never, through the
+real executor and sandbox; the report counts what it says."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.clients.scripted import json_action
+from agent.model import ModelReply
+from benchmarks.pairing import report, run_pairs
+from tasks.executor import HarnessTree, LocalExecutor
+from tasks.runner import require_sandbox
+from tasks.task import load_suite
+from workspace.repo import HarnessRepo
+
+from .conftest import needs_bwrap
+
+pytestmark = needs_bwrap
+SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
+
+
+class SeedWriter:
+    """Writes its first call's seed to the task's output (so no task passes), then is done."""
+
+    name = "seed-writer"
+    constrains_by_default = False
+
+    def chat(self, messages, *, seed=None, **options) -> ModelReply:
+        first = not any(m.role == "assistant" for m in messages)
+        content = (json_action("shell", command=f"echo {seed}") if first
+                   else json_action("done", summary=f"seed {seed}"))
+        return ModelReply(content=content, tokens_in=1, tokens_out=1)
+
+
+def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp_path, capsys):
+    tasks = [task for task, _ in load_suite(SUITE).items()][:2]
+    repo = HarnessRepo.create(tmp_path / "seed")
+    executor = LocalExecutor(workers=2, rollout_timeout=None, sandbox_factory=require_sandbox(),
+                             model_factory=lambda spec: SeedWriter())
+    out = tmp_path / "rollouts"
+    out.mkdir()
+    ways = run_pairs(executor, tasks, HarnessTree.at(repo, "seed"), "seed-writer", 2, out)
+    assert {way: len(pairs) for way, pairs in ways.items()} == {"common": 4, "independent": 4}
+    for way, pairs in ways.items():
+        for base, change in pairs:
+            assert (base.trial_arm, change.trial_arm, base.task_id) == ("base", "change",
+                                                                       change.task_id)
+            calls = [[e.content for e in r.events if e.kind == "model_call"]
+                     for r in (base, change)]
+            assert len(calls[0]) == len(calls[1]) == 2
+            assert (calls[0] == calls[1]) == (way == "common")
+    report("common", ways["common"])
+    report("independent", ways["independent"])
+    printed = capsys.readouterr().out
+    assert "first_reply_same_common: 4/4 pairs" in printed
+    assert "first_reply_same_independent: 0/4 pairs" in printed
+    assert "discordant_common: 0/4 pairs" in printed
+    assert "aa_gain_common: +0.0 [" in printed and "points over 2 tasks" in printed
+    assert len(list(out.glob("*.json"))) == 16
+    again = run_pairs(executor, tasks, HarnessTree.at(repo, "seed"), "seed-writer", 2, out)
+    assert again == ways  # a run started again reads what is there and runs nothing new
