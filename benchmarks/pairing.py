@@ -103,7 +103,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="keep results here (resumable)")
     args = parser.parse_args()
     tasks = [task for task, split in load_suite(args.tasks).items() if split == "train" and (
-        task.id in args.task_ids if args.task_ids else "one-step" in task.tags)]
+        task.id in args.task_ids if args.task_ids else "one-step" in task.config.metadata.tags)]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="pairing-") as scratch:
         where = args.dir or Path(scratch)
