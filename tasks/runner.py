@@ -173,13 +173,16 @@ def result_base(run_id: str, iteration: int, task: Task, split: Split, attempt: 
 def bound_to_rollout(client: Model, base: dict) -> Model:
     """The client this rollout talks to. A client whose replies draw on chance (a test double
     with known pass probabilities) binds to the rollout by `for_rollout(key)`, keyed by run and
-    rollout id, so the same rollout draws the same way wherever and whenever it runs again.
-    Every call carries a sampling seed from the rollout's sampling key (SeededCalls): the same
-    for both arms of a trial's pair."""
+    rollout id, so the same rollout draws the same way wherever and whenever it runs again."""
     bind = getattr(client, "for_rollout", None)
-    bound = bind(f"{base['run_id']}/{base['rollout_id']}") if bind else client
+    return bind(f"{base['run_id']}/{base['rollout_id']}") if bind else client
+
+
+def seeded_for_rollout(client: Model, base: dict) -> Model:
+    """The rollout's client, each call carrying a sampling seed from the rollout's sampling key
+    (SeededCalls): the same for both arms of a trial's pair."""
     key = sampling_key(base["iteration"], base["task_id"], base["attempt"], base["trial_change"])
-    return SeededCalls(bound, f"{base['run_id']}/{key}")
+    return SeededCalls(bound_to_rollout(client, base), f"{base['run_id']}/{key}")
 
 
 def rollout(harness: LoadedHarness, model: Model | Callable[[], Model], task: Task, base: dict,
@@ -211,7 +214,7 @@ def _try_once(harness: LoadedHarness, model: Model | Callable[[], Model], task: 
     sink = ListSink()
     left: list[LeftBehind] = []
     try:
-        client = bound_to_rollout(model if hasattr(model, "chat") else model(), base)
+        client = seeded_for_rollout(model if hasattr(model, "chat") else model(), base)
         base = {**base, "model": getattr(client, "name", "")}
         result = run_one(harness, client, task, sandbox_factory,
                          _deadline(harness, task, rollout_timeout), base, sink,
