@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HELLO = ROOT / "tests" / "fixtures" / "tasks" / "hello-world"  # wants hello.txt: Hello, world!
 COUNT_LINES = ROOT / "tasks" / "suite" / "count-lines"  # wants /app/line_count.txt: 14
 CSV_COLUMN = ROOT / "tasks" / "suite" / "csv-column-extract"  # emails.txt: users.csv's 3rd column
+COUNT_ARGS = ROOT / "tasks" / "suite" / "count-args-script"  # /app/nargs.sh prints $#
 ENTRIES = {entry.id: entry for entry in starter_entries()}
 
 
@@ -117,6 +118,23 @@ def test_done_guard_says_how_to_write_a_missing_output_and_turns_a_fail_into_a_p
     assert "nothing has been run yet" in first
     assert "hello.txt, which does not exist yet: write the task's result into it" in second
     assert (early.exit_reason, early.steps) == ("done", 3)
+
+
+def test_done_guard_turns_a_command_run_in_the_shell_into_the_script_it_was_meant_for(
+        tmp_path: Path) -> None:
+    """The 1.5B on count-args-script ran `echo $#` in the shell and called done, the script
+    never written (46 of 47 seed rollouts): redirecting that command would write `0` into the
+    script, so for a missing script the guard shows the command as the script's body."""
+    way = ("echo '#!/bin/bash' > /app/nargs.sh && echo 'echo $#' >> /app/nargs.sh && "
+           "chmod +x /app/nargs.sh")
+    replies = [shell("echo $#"), DONE, shell(way), DONE, DONE]
+    seed, _ = rollout(tmp_path, harness(tmp_path, None), COUNT_ARGS, replies)
+    guarded, _ = rollout(tmp_path, harness(tmp_path, "done-guard"), COUNT_ARGS, replies)
+    assert (seed.outcome.value, seed.steps) == ("fail", 2)
+    assert (guarded.outcome.value, guarded.steps) == ("pass", 5)
+    missing = results(guarded)[1]
+    assert ("the task asks for /app/nargs.sh, which does not exist yet: it is a script to "
+            f"write, not commands to run: put them into it, e.g. run `{way}`") in missing
 
 
 def test_done_guard_shows_the_output_beside_the_task_so_a_wrong_format_is_fixed(

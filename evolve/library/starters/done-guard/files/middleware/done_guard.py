@@ -1,7 +1,8 @@
 """Done guard (evoharness starter library): refuses `done` while the task is visibly not finished,
 and says what to do instead: nothing ran yet; a file the instruction asks to write or create is
 missing or empty (with the agent's last printing command, redirected into it, as the way to
-write it: the 1.5B printed its count, then, told the file was missing, made it with `touch`);
+write it: the 1.5B printed its count, then, told the file was missing, made it with `touch`; for
+a script, the command it ran in the shell as the script's body);
 the files exist but the agent has not checked them (each is shown beside what the instruction
 says about it: the 1.5B wrote `14 /app/poem.txt` where digits only were asked for, printed it,
 and called done); or, with no named file, the last command wrote a file nobody looked at. Each
@@ -9,6 +10,7 @@ reason refuses at most once in the calls the hook sees (the last 12), so a task 
 named file to go away costs a step or two, never the rollout."""
 import os
 import re
+import shlex
 
 # A sentence that asks for output, and the paths in it: under /app, or a bare file name.
 OUTPUT_VERB = re.compile(r"\b(write|writes|save|saves|create|creates|produce|produces|output|"
@@ -56,15 +58,31 @@ def wrote(call):
     return call["tool"] not in ("done",) and "content" in call["arguments"]
 
 
-def way_to_write(path, ran):
-    """The agent's last command that printed something and wrote nothing, redirected into
-    `path`: what a small model that printed its answer needs to see to save it."""
+def last_command(ran, printed=True):
+    """The agent's last one-line shell command that succeeded and wrote nothing (and, with
+    `printed`, printed something)."""
     for call in reversed(ran):
         command = str(call["arguments"].get("command", "")).strip()
-        printed = EXIT_NOTE.sub("", str(call.get("output", ""))).strip()
+        output = EXIT_NOTE.sub("", str(call.get("output", ""))).strip()
         if (call["tool"] == "shell" and call.get("exit_code") == 0 and command
-                and "\n" not in command and not wrote(call) and printed):
-            return f"write it, e.g. run `{command} > {path}`, then look at it"
+                and "\n" not in command and not wrote(call) and (output or not printed)):
+            return command
+    return None
+
+
+def way_to_write(path, ran):
+    """What a small model needs to see to write `path`. A data file: its last printing command,
+    redirected into it. A script: the command it ran in the shell, as the script's body (on
+    count-args-script the 1.5B ran `echo $#` and called done in 46 of 47 rollouts; redirected,
+    that command would have written `0` into the script)."""
+    if path.endswith(".sh"):
+        command = last_command(ran, printed=False)
+        body = f" && echo {shlex.quote(command)} >> {path}" if command else ""
+        return (f"it is a script to write, not commands to run: put them into it, e.g. run "
+                f"`echo '#!/bin/bash' > {path}{body} && chmod +x {path}`, then run it to test it")
+    command = last_command(ran)
+    if command:
+        return f"write it, e.g. run `{command} > {path}`, then look at it"
     return "write the task's result into it with a command"
 
 
