@@ -4,7 +4,10 @@ change's trial share a key (tasks/results.py `sampling_key`), so while their tra
 their replies agree too, as far as the server computes alike, and the pair differs where the
 change made it differ rather than where the sampler happened to. Without it, the 1.5B's very
 first reply differed between the arms of 90 of the 98 pairs of `done-guard`'s second trial,
-though the guard acts only after that reply (benchmarks/pairing.py measures both ways)."""
+though the guard acts only after that reply. With it, llama.cpp still parts them where it
+computes differently (what it batches, what its prompt cache held): in an A/A trial the first
+reply was the same in 12 of 32 pairs against 2 of 32, and the outcomes no more alike
+(benchmarks/pairing.py, docs/trial.md)."""
 from __future__ import annotations
 
 import hashlib
