@@ -125,7 +125,8 @@ def test_done_guard_turns_a_command_run_in_the_shell_into_the_script_it_was_mean
     """The 1.5B on count-args-script ran `echo $#` in the shell and called done, the script
     never written (46 of 47 seed rollouts): redirecting that command would write `0` into the
     script, so for a missing script the guard shows the command as the script's body."""
-    way = "cat > /app/nargs.sh <<'EOF'\n#!/bin/bash\necho $#\nEOF\nchmod +x /app/nargs.sh"
+    way = ("echo '#!/bin/bash' > /app/nargs.sh && echo 'echo $#' >> /app/nargs.sh && "
+           "chmod +x /app/nargs.sh")
     replies = [shell("echo $#"), DONE, shell(way), DONE, DONE]
     seed, _ = rollout(tmp_path, harness(tmp_path, None), COUNT_ARGS, replies)
     guarded, _ = rollout(tmp_path, harness(tmp_path, "done-guard"), COUNT_ARGS, replies)
@@ -133,13 +134,7 @@ def test_done_guard_turns_a_command_run_in_the_shell_into_the_script_it_was_mean
     assert (guarded.outcome.value, guarded.steps) == ("pass", 5)
     missing = results(guarded)[1]
     assert ("the task asks for /app/nargs.sh, which does not exist yet: it is a script to "
-            f"write, not commands to run: put them into it, e.g. run\n{way}\nthen run it"
-            ) in missing
-    # A command with quotes of its own goes into the script as it was typed.
-    upper = "echo $1 | tr '[:lower:]' '[:upper:]'"
-    quoted, _ = rollout(tmp_path / "quoted", harness(tmp_path / "quoted", "done-guard"),
-                        COUNT_ARGS, [shell(upper), DONE, DONE])
-    assert f"<<'EOF'\n#!/bin/bash\n{upper}\nEOF\n" in results(quoted)[1]
+            f"write, not commands to run: put them into it, e.g. run `{way}`") in missing
 
 
 def test_done_guard_shows_the_output_beside_the_task_so_a_wrong_format_is_fixed(

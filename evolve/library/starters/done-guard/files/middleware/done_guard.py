@@ -10,6 +10,7 @@ reason refuses at most once in the calls the hook sees (the last 12), so a task 
 named file to go away costs a step or two, never the rollout."""
 import os
 import re
+import shlex
 
 # A sentence that asks for output, and the paths in it: under /app, or a bare file name.
 OUTPUT_VERB = re.compile(r"\b(write|writes|save|saves|create|creates|produce|produces|output|"
@@ -73,18 +74,12 @@ def way_to_write(path, ran):
     """What a small model needs to see to write `path`. A data file: its last printing command,
     redirected into it. A script: the command it ran in the shell, as the script's body (on
     count-args-script the 1.5B ran `echo $#` and called done in 46 of 47 rollouts; redirected,
-    that command would have written `0` into the script). The script is shown as a here-document,
-    which leaves the command as it was typed: quoted for `echo` instead, a command with quotes of
-    its own (`tr '[:lower:]' '[:upper:]'`) became more than the 1.5B could copy."""
+    that command would have written `0` into the script)."""
     if path.endswith(".sh"):
         command = last_command(ran, printed=False)
-        if command is None:
-            return (f"it is a script to write, not commands to run: write them into {path} "
-                    "after a first line #!/bin/bash, make it executable, and run it to test it")
-        end = next(word for word in ("EOF", "END_SCRIPT", "END_OF_SCRIPT_7") if word not in command)
-        return (f"it is a script to write, not commands to run: put them into it, e.g. run\n"
-                f"cat > {path} <<'{end}'\n#!/bin/bash\n{command}\n{end}\nchmod +x {path}\n"
-                "then run it to test it")
+        body = f" && echo {shlex.quote(command)} >> {path}" if command else ""
+        return (f"it is a script to write, not commands to run: put them into it, e.g. run "
+                f"`echo '#!/bin/bash' > {path}{body} && chmod +x {path}`, then run it to test it")
     command = last_command(ran)
     if command:
         return f"write it, e.g. run `{command} > {path}`, then look at it"
