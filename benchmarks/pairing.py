@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 import tempfile
 import time
 from pathlib import Path
@@ -61,19 +62,16 @@ def report(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]) -> None:
     print(f"discordant_{way}: {sum(a != b for a, b in passed)}/{n} pairs")
     print(f"pass_rate_{way}: {sum(a for a, _ in passed)}/{n} base, "
           f"{sum(b for _, b in passed)}/{n} change")
-    counts: dict[str, list[list[int]]] = {}
-    for (a, b), (base, change) in zip(passed, pairs):
-        tally = counts.setdefault(base.task_id, [[0, 0], [0, 0]])
-        tally[0][0] += a
-        tally[1][0] += b
-        tally[0][1] += 1
-        tally[1][1] += 1
-    arm = [{task: TaskCounts(passes=c[i][0], total=c[i][1]) for task, c in counts.items()}
-           for i in (0, 1)]
-    gain = compare("base", arm[0], "change", arm[1], confidence=0.95)
+    totals = Counter(base.task_id for base, _ in pairs)
+
+    def arm(side: int) -> dict[str, TaskCounts]:
+        wins = Counter(base.task_id for (base, _), both in zip(pairs, passed) if both[side])
+        return {task: TaskCounts(passes=wins[task], total=n) for task, n in totals.items()}
+
+    gain = compare("base", arm(0), "change", arm(1), confidence=0.95)
     if gain.lo is not None:
         print(f"aa_gain_{way}: {gain.mean * 100:+.1f} [{gain.lo * 100:+.1f}, "
-              f"{gain.hi * 100:+.1f}] points over {len(counts)} tasks")
+              f"{gain.hi * 100:+.1f}] points over {len(totals)} tasks")
 
 
 def run_pairs(executor: Executor, tasks: list[Task], harness: HarnessTree, model: str, k: int,

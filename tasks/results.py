@@ -32,10 +32,10 @@ def rollout_id(iteration: int, task_id: str, attempt: int, trial_change: str = "
 
 
 def sampling_key(iteration: int, task_id: str, attempt: int, trial_change: str = "") -> str:
-    """What a rollout's model calls draw their seeds from (agent/clients/seeded.py): its id
-    without the arm, so both arms of one pair of a change's trial sample alike (common random
-    numbers) and every other rollout, an evaluation's included, samples on its own."""
-    return rollout_id(iteration, task_id, attempt, trial_change, "pair" if trial_change else "")
+    """What a rollout's model calls draw their seeds from (agent/clients/seeded.py): for either
+    arm of a change's trial, its pair's base rollout id, so both arms sample alike (common random
+    numbers); every other rollout, an evaluation's included, its own id."""
+    return rollout_id(iteration, task_id, attempt, trial_change, "base" if trial_change else "")
 
 
 class RolloutResult(BaseModel):
