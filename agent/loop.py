@@ -3,6 +3,7 @@ budget ends the rollout; every step is an event. Parsing, tools, budgets, compac
 delegation each live in their own module; sandboxing and storing traces belong to tasks/ and traces/."""
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Collection
 from typing import Any
@@ -145,13 +146,13 @@ class _Agent:
             self._fit_context(transcript)
             try:
                 reply = self._ask(transcript)
+                action = parse_reply(reply, self.settings.action_format)
+                reply, action = self._unrepeated(transcript, reply, action)
             except ModelError as exc:
                 self.recorder.emit("error", name="ModelError", content=str(exc),
                                    data={"kind": exc.kind})
                 return self._result(ExitReason.MODEL_UNAVAILABLE if exc.kind == "unavailable"
                                     else ExitReason.MODEL_ERROR)
-            try:
-                action = parse_reply(reply, self.settings.action_format)
             except ParseError as exc:
                 retried = self._parse_failed(transcript, reply, exc, retried)
                 continue
@@ -185,10 +186,37 @@ class _Agent:
                 f"{clip(result, FRESH_START_CHARS)}\n"
                 "What it changed is still in place. Go on from there with a different next step.")
 
-    def _ask(self, transcript: Transcript) -> ModelReply:
+    def _unrepeated(self, transcript: Transcript, reply: ModelReply,
+                    action: Action) -> tuple[ModelReply, Action]:
+        """The reply to act on. A reply that makes the call just made again is set aside and the
+        model asked again, hotter (`repeat_resamples`): the small model's loop is a copy of its own
+        last action, and a refusal it reads (repeat-breaker) or a quoted call (fresh-start) is
+        one more text to copy, while a reply it never sees is not. The set-aside replies stay on
+        record as model calls, each followed by a `repeat_resampled` note."""
+        temperature = self.settings.resample_temperature
+        for attempt in range(1, self.settings.repeat_resamples + 1):
+            if not self._repeats_last(action) or self.budget.exceeded() is not None:
+                break
+            self.recorder.emit("note", name="repeat_resampled",
+                               content=f"{action.tool} {json.dumps(action.arguments)}",
+                               data={"attempt": attempt, "temperature": temperature})
+            candidate = self._ask(transcript, temperature)
+            try:
+                action = parse_reply(candidate, self.settings.action_format)
+            except ParseError:
+                continue  # an unusable answer is no better than the repeat: ask again
+            reply = candidate
+        return reply, action
+
+    def _repeats_last(self, action: Action) -> bool:
+        """Whether `action` is the call this agent made last, compared as the repeat budget does."""
+        last = self.budget.repeats.last
+        return last is not None and last[:2] == same_step(action.tool, action.arguments, "")[:2]
+
+    def _ask(self, transcript: Transcript, temperature: float | None = None) -> ModelReply:
         messages = self.middleware.before_model(transcript.messages())
         started = time.perf_counter()
-        reply = self._chat(messages)
+        reply = self._chat(messages, self.temperature if temperature is None else temperature)
         duration_ms = reply.duration_ms or (time.perf_counter() - started) * 1000
         transcript.observe(reply.tokens_in)
         self.budget.charge_tokens(reply.tokens_in, reply.tokens_out)
@@ -205,9 +233,9 @@ class _Agent:
         )
         return self.middleware.after_model(reply)
 
-    def _chat(self, messages: list[Message]) -> ModelReply:
+    def _chat(self, messages: list[Message], temperature: float) -> ModelReply:
         options = dict(tools=self.registry.specs if self.native else None,
-                       temperature=self.temperature, json_mode=not self.native,
+                       temperature=temperature, json_mode=not self.native,
                        max_tokens=self.settings.max_output_tokens,
                        context_tokens=self.settings.budgets.context_tokens)
         if self.schema is None:

@@ -76,6 +76,11 @@ class Settings(BaseModel):
     # 1.5B's fresh attempts mostly made the looped call again and nothing else (98 of 136); at 0.8
     # far fewer did (17 of 47), yet its trial showed no gain (docs/remedies.md, 2026-12-06).
     fresh_start_temperature: float | None = Field(None, ge=0.0, le=2.0)
+    # A reply whose call is the one the agent just made is set aside unseen and the model asked
+    # again, at most this many times, at `resample_temperature`; if every answer repeats, the
+    # last one runs. The 1.5B's loop opens with such a copy of its own last action.
+    repeat_resamples: int = Field(0, ge=0, le=20)
+    resample_temperature: float = Field(1.0, ge=0.0, le=2.0)
     budgets: Budgets = Field(default_factory=Budgets)
 
 

@@ -147,6 +147,55 @@ def test_fresh_attempts_sample_at_their_own_temperature(harness):
     assert [e.data["temperature"] for e in sink.events if e.name == "fresh_start"] == [0.8]
 
 
+def test_a_repeated_call_is_set_aside_unseen_and_the_model_asked_again_hotter(harness):
+    harness.settings(temperature=0.2, repeat_resamples=3, resample_temperature=0.9)
+    model = TemperatureLog([json_action("shell", command="echo one"),
+                            json_action("shell", command="echo one"),  # the copy, set aside
+                            json_action("shell", command="echo two"),
+                            json_action("done", summary="ok")])
+    result, sink, _ = harness.run(model)
+    assert (result.exit_reason, result.steps) == ("done", 3)
+    assert model.temperatures == [0.2, 0.2, 0.9, 0.2]  # only the answer to a repeat is hotter
+    ran = [e.data["arguments"]["command"] for e in sink.events
+           if e.kind == "tool_call" and e.name == "shell"]
+    assert ran == ["echo one", "echo two"]
+    # the model never reads its set-aside copy: its next call sees one exchange per step run
+    assert "echo one" not in model.calls[3][-1].content and len(model.calls[3]) == 6
+    [note] = [e for e in sink.events if e.name == "repeat_resampled"]
+    assert (note.content, note.data) == ('shell {"command": "echo one"}',
+                                         {"attempt": 1, "temperature": 0.9})
+    assert sum(e.kind == "model_call" for e in sink.events) == 4  # its tokens stay on record
+
+
+def test_when_every_resample_repeats_the_repeat_runs_and_the_repeat_budget_ends_it(harness):
+    harness.settings(max_steps=20, repeat_resamples=2, budgets={"repeated_steps": 3})
+    result, sink, model = harness.run(forever(command="echo same"))
+    # the first call, then twice: a repeat and its two resamples, the last of which runs
+    assert (result.exit_reason, result.steps, len(model.calls)) == ("repeating", 3, 7)
+    assert [e.data["attempt"] for e in sink.events if e.name == "repeat_resampled"] == [1, 2, 1, 2]
+
+
+def test_an_unusable_resample_is_asked_again_and_never_acted_on(harness):
+    harness.settings(repeat_resamples=2)
+    result, sink, model = harness.run([json_action("shell", command="echo one"),
+                                       json_action("shell", command="echo one"),
+                                       "not an action",
+                                       json_action("shell", command="echo two"),
+                                       json_action("done", summary="ok")])
+    assert (result.exit_reason, result.steps, len(model.calls)) == ("done", 3, 5)
+    assert not [e for e in sink.events if e.name in ("parse_retry", "ParseError")]
+
+
+def test_a_call_after_a_different_one_is_never_resampled(harness):
+    harness.settings(repeat_resamples=3)
+    result, sink, model = harness.run([json_action("shell", command="echo one"),
+                                       json_action("shell", command="echo two"),
+                                       json_action("shell", command="echo one"),
+                                       json_action("done", summary="ok")])
+    assert (result.steps, len(model.calls)) == (4, 4)
+    assert not [e for e in sink.events if e.name == "repeat_resampled"]
+
+
 def test_fresh_starts_share_the_step_budget(harness):
     harness.settings(max_steps=7, fresh_starts=5, budgets={"repeated_steps": 3})
     result, sink, model = harness.run(forever())

@@ -60,7 +60,8 @@ def test_a_librarys_record_of_a_starter_stands_for_it_and_applied_entries_are_le
     library = tmp_path / "library"
     Library(library).save([(guard.model_copy(update={"trials": [tried]}),
                             starter_diff(guard.id))], "file night1")
-    applied = {"repeat-breaker", "workspace-preview", "fresh-start", "guarded-fresh-start"}
+    applied = {"repeat-breaker", "workspace-preview", "fresh-start", "guarded-fresh-start",
+               "resample-repeats"}
     offered = {o.entry_id: o for o in offers(library, traces.con, RUN, 1, exclude=applied)}
     assert not applied & set(offered)
     assert "reverted 1x (embedded on suite (night1))" in offered["done-guard"].summary

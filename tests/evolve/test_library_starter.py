@@ -52,10 +52,10 @@ def harness(tmp_path: Path, entry_id: str | None, **settings: object) -> LoadedH
     return load_harness(root)
 
 
-def rollout(tmp_path: Path, loaded: LoadedHarness, task: Path, replies: list[str]
+def rollout(tmp_path: Path, loaded: LoadedHarness, task: Path, replies: list | ScriptedModel
             ) -> tuple[RolloutResult, ScriptedModel]:
     """One rollout in the bubblewrap sandbox, judged by the task's verifier."""
-    model = ScriptedModel(replies)
+    model = replies if isinstance(replies, ScriptedModel) else ScriptedModel(replies)
     out = tmp_path / "rollouts" / loaded.root.name
     [path] = run_rollouts(loaded, "test", [(load_task(task), "train")], model, run_id="starter",
                           iteration=0, out_dir=out)
@@ -281,6 +281,28 @@ def test_fresh_start_turns_a_loop_into_a_second_attempt(tmp_path: Path) -> None:
     [note] = [e for e in fresh.events if e.name == "fresh_start"]  # the loop stays on record
     assert note.data == {"repeated": 3, "step": 3, "temperature": 0.2}
     assert [m.role for m in model.calls[3]] == ["system", "user"]
+
+
+class HotRecounter(ScriptedModel):
+    """The recounter, except that a call sampled hotter than 0.5 writes the count it just read
+    instead of copying its last action: the bet that resampling a repeat makes."""
+
+    def chat(self, messages: list[Message], **options: object) -> object:
+        counted = re.search(r"(\d+) poem.txt", messages[-1].content)
+        if options["temperature"] > 0.5 and counted:
+            self.replies[0] = shell(f"echo {counted[1]} > /app/line_count.txt")
+        return super().chat(messages, **options)
+
+
+def test_resample_repeats_asks_again_instead_of_running_a_copy(tmp_path: Path) -> None:
+    seed, _ = rollout(tmp_path, harness(tmp_path, None), COUNT_LINES, HotRecounter([recounter] * 3))
+    assert (seed.outcome.value, seed.exit_reason) == ("fail", "repeating")
+    resampled, model = rollout(tmp_path, harness(tmp_path, "resample-repeats"), COUNT_LINES,
+                               HotRecounter([recounter] * 4))
+    assert (resampled.outcome.value, resampled.exit_reason, resampled.steps) == ("pass", "done", 3)
+    [note] = [e for e in resampled.events if e.name == "repeat_resampled"]
+    assert note.content == 'shell {"command": "wc -l poem.txt"}' and note.data["attempt"] == 1
+    assert len(model.calls[3]) == 6  # the set-aside copy never reached the transcript
 
 
 def looker(messages: list[Message]) -> str:
