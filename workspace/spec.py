@@ -78,7 +78,8 @@ class Settings(BaseModel):
     fresh_start_temperature: float | None = Field(None, ge=0.0, le=2.0)
     # A reply whose call is the one the agent just made is set aside unseen and the model asked
     # again, at most this many times, at `resample_temperature`; if every answer repeats, the
-    # last one runs. The 1.5B's loop opens with such a copy of its own last action.
+    # last one runs. The 1.5B's loop opens with such a copy of its own last action, yet at 1.0
+    # all four answers mostly made the same call again, and its trial reverted it (2026-12-06).
     repeat_resamples: int = Field(0, ge=0, le=20)
     resample_temperature: float = Field(1.0, ge=0.0, le=2.0)
     budgets: Budgets = Field(default_factory=Budgets)
