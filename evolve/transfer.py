@@ -93,6 +93,17 @@ def suite_tasks(root: Path, split: str) -> SuiteTasks:
                       tasks=[t.id for t, s in suite.items() if split in ("all", s)])
 
 
+def only_tasks(suites: list[SuiteTasks], task_ids: list[str]) -> list[SuiteTasks]:
+    """Each suite with only the named tasks, in its own order; a suite left with none drops out.
+    An id that no suite's chosen split holds is an error that names it."""
+    wanted = set(task_ids)
+    if unknown := sorted(wanted - {t for s in suites for t in s.tasks}):
+        raise EvoError("tasks not in the chosen suites and split", field="--task-ids",
+                       value=unknown, hint="name tasks as their folders are named")
+    return [s.model_copy(update={"tasks": kept}) for s in suites
+            if (kept := [t for t in s.tasks if t in wanted])]
+
+
 def plan_eval(eval_id: str, harnesses: list[Harness], models: list[str],
               suites: list[SuiteTasks], k: int) -> EvalPlan:
     """Every harness on every model and suite."""

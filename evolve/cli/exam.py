@@ -92,6 +92,8 @@ def eval_cmd(
                                      "repeat it (default: the built-in suite)."),
     split: str = typer.Option("all", "--split", help="Which tasks of each suite: all, heldout "
                               "or train (a folder without suite.toml is split by hash)."),
+    task_ids: str = typer.Option(None, "--task-ids", help="Only these tasks of the split: ids, "
+                                 "comma-separated."),
     k: int = typer.Option(4, "-k", help="Rollouts per task per harness and model."),
     workers: int = typer.Option(2, "--workers", help="Concurrent rollouts."),
     rollout_timeout: float = typer.Option(300.0, "--rollout-timeout", help="Seconds per rollout."),
@@ -113,7 +115,7 @@ def eval_cmd(
     from evolve.cli.run import DEFAULT_TASKS
     from evolve.evaluation import EvalDir, run_plan
     from evolve.ledger.lock import RunLock
-    from evolve.transfer import plan_eval, resolve_harness, suite_tasks
+    from evolve.transfer import only_tasks, plan_eval, resolve_harness, suite_tasks
     from tasks.environments import settings_for
     from tasks.executor import make_executor
 
@@ -124,6 +126,8 @@ def eval_cmd(
     try:
         if harness:
             suites = [suite_tasks(t, split) for t in tasks or [DEFAULT_TASKS]]
+            if task_ids:
+                suites = only_tasks(suites, [t.strip() for t in task_ids.split(",") if t.strip()])
             for suite in suites:
                 if suite.split is not None:
                     console.print(f"{suite.root.name}: no suite.toml, split by a stable hash of "

@@ -66,6 +66,23 @@ def test_eval_a_runs_commits_and_a_directory_then_compare_them(tmp_path: Path) -
     assert re.search(r'id="fig-comparisons" data-points="2"', html)
 
 
+def test_eval_runs_only_the_task_ids_named_and_names_one_it_does_not_know(tmp_path: Path) -> None:
+    model = write_script(tmp_path / "s.yaml", [solve_rule(has=[HELPFUL_RULE])])
+    tasks = write_suite(tmp_path / "tasks", ["alpha", "beta", "gamma"], [], split_file=False)
+    options = ["--harness", f"plain={SEED_DIR}", "--model", model, "--tasks", str(tasks), "-k", "1"]
+    wrong = CliRunner().invoke(app, ["eval", str(tmp_path / "wrong"), *options,
+                                     "--task-ids", "write-alpha,write-omega"])
+    assert isinstance(wrong.exception, EvoError) and not (tmp_path / "wrong" / "plan.json").exists()
+    assert "--task-ids" in str(wrong.exception) and "['write-omega']" in str(wrong.exception)
+
+    cli("eval", str(tmp_path / "two"), *options, "--task-ids", "write-gamma, write-alpha")
+
+    [arm] = EvalDir(tmp_path / "two").plan().arms
+    assert arm.tasks == ["write-alpha", "write-gamma"]  # the suite's order, not the option's
+    ran = sorted(path.name for path in EvalDir(tmp_path / "two").rollouts.glob("*.json"))
+    assert len(ran) == 2 and all("alpha" in name or "gamma" in name for name in ran)
+
+
 def test_an_evaluation_interleaves_its_arms(tmp_path: Path, monkeypatch) -> None:
     """Rollout by rollout, not arm after arm: drift in the machine's load falls on every arm
     alike, and an evaluation stopped early leaves each task's rollouts paired."""
