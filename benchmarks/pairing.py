@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

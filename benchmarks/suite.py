@@ -31,6 +31,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
+from evoharness.text import comma_list
 from manifests.history import TaskCounts
 from tasks.task import Suite, load_suite
 from traces.store import TraceStore
@@ -238,7 +239,7 @@ def run_benchmark(args: argparse.Namespace) -> Measured:
     from evolve.cli.run import default_model
 
     model = args.model or default_model()
-    task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
+    task_ids = comma_list(args.tasks) if args.tasks else None
     suite = load_suite(SUITE)
     chosen = select(suite, args.subset, task_ids)
     folder = eval_dir(args.dir, model, args.k, args.subset, task_ids, args.harness)

@@ -1,6 +1,6 @@
 """Text: what came from outside the process (a model's reply, a sandbox's output) made encodable
 (a lone UTF-16 surrogate, which JSON escapes can carry but no UTF-8 encoder accepts, becomes
-U+FFFD), and counts in words."""
+U+FFFD), counts in words, and comma-separated lists."""
 from __future__ import annotations
 
 import json
@@ -23,6 +23,11 @@ def scrub_json(value: Any) -> Any:
     Through the C encoder and decoder, so a value as deep as json.loads accepts never recurses here."""
     text = json.dumps(value, ensure_ascii=False, default=str)  # str: a Path in an event's data
     return value if _SURROGATE.search(text) is None else json.loads(scrub(text))
+
+
+def comma_list(text: str) -> list[str]:
+    """"a, b,,c" as ["a", "b", "c"]: an option's comma-separated names, blanks dropped."""
+    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -97,6 +97,9 @@ def only_tasks(suites: list[SuiteTasks], task_ids: list[str]) -> list[SuiteTasks
     """Each suite with only the named tasks, in its own order; a suite left with none drops out.
     An id that no suite's chosen split holds is an error that names it."""
     wanted = set(task_ids)
+    if not wanted:
+        raise EvoError("no task ids given", field="--task-ids", value=task_ids,
+                       hint="comma-separated ids, e.g. count-lines,top-ips")
     if unknown := sorted(wanted - {t for s in suites for t in s.tasks}):
         raise EvoError("tasks not in the chosen suites and split", field="--task-ids",
                        value=unknown, hint="name tasks as their folders are named")

@@ -7,6 +7,7 @@ import hashlib
 from collections.abc import Sequence
 
 from evoharness.errors import EvoError
+from evoharness.text import comma_list
 
 from .task import TaskSplit
 
@@ -49,7 +50,7 @@ def parse_heldout(text: str, task_ids: Sequence[str]) -> TaskSplit:
     try:
         share = float(text)
     except ValueError:
-        return listed_split(task_ids, [t.strip() for t in text.split(",") if t.strip()])
+        return listed_split(task_ids, comma_list(text))
     return hash_split(task_ids, share)
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import typer
 
+from evoharness.text import comma_list
+
 from .run import ENGINE_HELP
 
 
@@ -44,7 +46,7 @@ def setup(
     from tasks.engine import require_engine
 
     console = Console(soft_wrap=True, highlight=False)
-    packages = DEFAULT_PACKAGES + [p.strip() for p in include.split(",") if p.strip()]
+    packages = DEFAULT_PACKAGES + comma_list(include)
     console.print(f"making {image or DEFAULT_BASE} from "
                   f"{rootfs or f'Debian {suite} (mmdebstrap: about two minutes)'}", markup=False)
     report = setup_base(require_engine(engine), containers_home(), rootfs=rootfs, suite=suite,

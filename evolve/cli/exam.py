@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from evoharness.text import comma_list
+
 from .run import (
     BASELINE_HELP, ENGINE_HELP, ENVIRONMENT_HELP, EXECUTOR_HELP, PICKS_HELP, RAY_ADDRESS_HELP,
     default_model, rollout_line,
@@ -127,7 +129,7 @@ def eval_cmd(
         if harness:
             suites = [suite_tasks(t, split) for t in tasks or [DEFAULT_TASKS]]
             if task_ids:
-                suites = only_tasks(suites, [t.strip() for t in task_ids.split(",") if t.strip()])
+                suites = only_tasks(suites, comma_list(task_ids))
             for suite in suites:
                 if suite.split is not None:
                     console.print(f"{suite.root.name}: no suite.toml, split by a stable hash of "

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evoharness.text import counted
+from evoharness.text import comma_list, counted
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -105,7 +105,7 @@ def init(
     if subset == "demo":
         task_ids = load_suite(tasks).demo_tasks
     elif subset:
-        task_ids = [t.strip() for t in subset.split(",") if t.strip()]
+        task_ids = comma_list(subset)
     split, how = choose_split(tasks, task_ids, heldout)
     # validated like run.yaml, so a bad option is an error naming the field and value
     config = validate_config(dict(

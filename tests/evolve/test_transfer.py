@@ -74,6 +74,8 @@ def test_eval_runs_only_the_task_ids_named_and_names_one_it_does_not_know(tmp_pa
                                      "--task-ids", "write-alpha,write-omega"])
     assert isinstance(wrong.exception, EvoError) and not (tmp_path / "wrong" / "plan.json").exists()
     assert "--task-ids" in str(wrong.exception) and "['write-omega']" in str(wrong.exception)
+    blank = CliRunner().invoke(app, ["eval", str(tmp_path / "blank"), *options, "--task-ids", " ,"])
+    assert "no task ids given" in str(blank.exception)
 
     cli("eval", str(tmp_path / "two"), *options, "--task-ids", "write-gamma, write-alpha")
 
