@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from agent.exits import ExitReason
-from agent.parsing import ActionFormat, format_instructions
+from agent.parsing import format_instructions
 from agent.tools import Handler, ToolResult, refused
-from workspace.spec import SkillDoc, SubagentSpec, ToolSpec
+from workspace.spec import Settings, SkillDoc, SubagentSpec, ToolSpec
 
 
 class SubagentOutcome(Protocol):
@@ -64,11 +64,12 @@ def delegate_tool(subagents: list[SubagentSpec], run: SubagentRunner) -> tuple[T
     return spec, handle
 
 
-def subagent_prompt(agent: SubagentSpec, action_format: ActionFormat, tools: list[ToolSpec]) -> str:
+def subagent_prompt(agent: SubagentSpec, settings: Settings, tools: list[ToolSpec]) -> str:
     """A sub-agent's own prompt, followed by its tools and the reply protocol (its yaml has no
     template, so the runtime states what the main prompt's template would)."""
     listing = "\n".join(
         f"- `{t.name}`: {t.description} Arguments (JSON schema): {json.dumps(t.parameters)}"
         for t in tools)
-    protocol = format_instructions(action_format, [t.name for t in tools])
+    protocol = format_instructions(settings.action_format, [t.name for t in tools],
+                                   settings.thought_chars)
     return f"{agent.system_prompt.strip()}\n\n## Tools\n{listing}\n\n## How to reply\n{protocol}\n"

@@ -79,7 +79,7 @@ def run_agent(harness: LoadedHarness, model: Model, env: Environment, instructio
         sub_recorder = recorder.child(subagent=agent.name)
         sub = _Agent(model, tools, Middleware(harness, env, sub_recorder),
                      budget.child(agent.max_steps), sub_recorder, settings)
-        return sub.run(subagent_prompt(agent, settings.action_format, tools.specs), task)
+        return sub.run(subagent_prompt(agent, settings, tools.specs), task)
 
     if harness.subagents:
         registry.add(*delegate_tool(harness.subagents, run_subagent))
@@ -127,7 +127,8 @@ class _Agent:
         self.decoding_specs = decoding_specs or registry.specs
         self.temperature = settings.temperature
         self.allowed_tools = allowed_tools
-        self.schema = (action_schema(self.decoding_specs, settings.max_output_tokens)
+        self.schema = (action_schema(self.decoding_specs, settings.max_output_tokens,
+                                     settings.thought_chars)
                        if _constrained(settings, model) else None)
 
     def run(self, system: str, instruction: str) -> AgentResult:
@@ -257,14 +258,15 @@ class _Agent:
         if allowed is None:
             return self.schema
         return action_schema([spec for spec in self.decoding_specs if spec.name in allowed],
-                             self.settings.max_output_tokens)
+                             self.settings.max_output_tokens, self.settings.thought_chars)
 
     def _parse_failed(self, transcript: Transcript, reply: ModelReply, exc: ParseError,
                       retried: bool) -> bool:
         """Tell the model what was wrong. The first failure is retried for free; a second one in a
         row costs a step. Returns whether the next reply is a retry."""
-        feedback = (f"Your reply could not be used, so nothing ran: {exc}\n"
-                    f"{format_instructions(self.settings.action_format, self.registry.names)}")
+        protocol = format_instructions(self.settings.action_format, self.registry.names,
+                                       self.settings.thought_chars)
+        feedback = f"Your reply could not be used, so nothing ran: {exc}\n{protocol}"
         call = reply.tool_calls[0] if reply.tool_calls else None
         transcript.add(_reply_and_answer(reply.content, call, feedback), "unusable reply")
         if not retried:

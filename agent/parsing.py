@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.model import ModelReply
 from evoharness.errors import EvoError
-from workspace.spec import ToolSpec
+from workspace.spec import THOUGHT_CHARS, ToolSpec
 
 ActionFormat = Literal["json", "native"]
 
@@ -24,7 +24,6 @@ _NEXT_KEY = re.compile(r'"\s*,\s*"[A-Za-z_][A-Za-z0-9_]*"\s*:')  # `", "key":` i
 _JSON_ESCAPES = set('"\\/bfnrtu')
 _ACTION_KEYS = {"tool", "name", "thought"}
 _JSON_TYPES = {"string", "object", "array", "number", "integer", "boolean", "null"}
-THOUGHT_CHARS = 300  # a forced reply still thinks first, briefly: the answer follows the thought
 # Characters a token of a reply holds at least, in practice (code and prose hold 3-4): each free
 # string argument is capped so that the action closes before the reply's token limit. Uncapped,
 # the 1.5B once repeated "| awk '{print $1, $2}'" until the limit cut its reply mid-string.
@@ -58,9 +57,11 @@ def parse_reply(reply: ModelReply, action_format: ActionFormat) -> Action:
     return _parse_json_action(reply.content)
 
 
-def format_instructions(action_format: ActionFormat, tool_names: list[str]) -> str:
+def format_instructions(action_format: ActionFormat, tool_names: list[str],
+                        thought_chars: int = THOUGHT_CHARS) -> str:
     """The reply protocol, as the model is reminded of it after a parse error."""
     tools = ", ".join(tool_names)
+    thought = '"thought": "<short reasoning>", ' if thought_chars else ""
     if action_format == "native":
         return (
             f"Call exactly one tool per reply using a native tool call. Available tools: {tools}. "
@@ -68,23 +69,25 @@ def format_instructions(action_format: ActionFormat, tool_names: list[str]) -> s
         )
     return (
         "Reply with exactly ONE JSON object and nothing else, of the form "
-        '{"thought": "<short reasoning>", "tool": "<tool name>", "arguments": {<argument values>}}. '
+        f'{{{thought}"tool": "<tool name>", "arguments": {{<argument values>}}}}. '
         f"Available tools: {tools}. Give argument VALUES, not their schema. "
         'When the task is finished, use the tool "done" with arguments {"summary": "..."}.'
     )
 
 
-def action_schema(tools: list[ToolSpec], max_tokens: int | None = None) -> dict[str, Any]:
-    """The JSON-format action as one JSON schema: a thought, then one of `tools` by name with that
-    tool's own argument schema (a oneOf over the tools). A server that decodes under this schema
-    cannot produce an unparsable reply, an invented tool or an unknown argument key; with
-    `max_tokens` (the reply's limit), nor one the limit cuts off in a string argument."""
+def action_schema(tools: list[ToolSpec], max_tokens: int | None = None,
+                  thought_chars: int = THOUGHT_CHARS) -> dict[str, Any]:
+    """The JSON-format action as one JSON schema: a thought of at most `thought_chars` (none at
+    0), then one of `tools` by name with that tool's own argument schema (a oneOf over the tools).
+    A server that decodes under this schema cannot produce an unparsable reply, an invented tool
+    or an unknown argument key; with `max_tokens` (the reply's limit), nor one the limit cuts off
+    in a string argument."""
     cap = (None if max_tokens is None
            else max(THOUGHT_CHARS, (max_tokens - ACTION_TOKENS) * CHARS_PER_TOKEN))
-    return {"oneOf": [_one_action(tool, cap) for tool in tools]}
+    return {"oneOf": [_one_action(tool, cap, thought_chars) for tool in tools]}
 
 
-def _one_action(tool: ToolSpec, cap: int | None) -> dict[str, Any]:
+def _one_action(tool: ToolSpec, cap: int | None, thought_chars: int) -> dict[str, Any]:
     arguments = dict(tool.parameters)
     arguments.setdefault("type", "object")
     if "properties" in arguments:
@@ -92,14 +95,12 @@ def _one_action(tool: ToolSpec, cap: int | None) -> dict[str, Any]:
         if cap is not None:
             arguments["properties"] = {name: _capped(spec, cap)
                                        for name, spec in arguments["properties"].items()}
+    thought = {"thought": {"type": "string", "maxLength": thought_chars}} if thought_chars else {}
     return {
         "type": "object",
-        "properties": {
-            "thought": {"type": "string", "maxLength": THOUGHT_CHARS},
-            "tool": {"type": "string", "const": tool.name},
-            "arguments": arguments,
-        },
-        "required": ["thought", "tool", "arguments"],
+        "properties": {**thought, "tool": {"type": "string", "const": tool.name},
+                       "arguments": arguments},
+        "required": [*thought, "tool", "arguments"],
         "additionalProperties": False,
     }
 

@@ -6,13 +6,20 @@ difference between the arms of an A/A pair is noise a trial has to see through: 
 pair (one arm passed, the other failed) is what its sign test counts, and the per-task spread is
 what widens its interval over tasks.
 
-Prints `pairs`, then for `common` and `independent` seeds: `first_reply_same_*` (pairs whose
-first model reply is identical), `outcome_same_*`, `discordant_*`, `pass_rate_*` (both arms) and
-`aa_gain_*` (the A/A gain over tasks with its 95% interval, evolve/compare.py, as a trial reports
-its effect); then `wall_time`. Rollout results are kept in --dir; a run started again skips them.
+With `--entry ID` the change arm is the seed with that starter entry applied (an A/B of a fixed
+size, every task paired k times, where a trial would stop as soon as its answer is clear): for an
+entry whose claim is speed, what it costs or saves in model time beside what it does to passing.
+
+Prints `pairs`, then for each way: `first_reply_same_*` (pairs whose first model reply is
+identical), `outcome_same_*`, `discordant_*`, `pass_rate_*` (both arms), `aa_gain_*` (the A/A
+gain over tasks with its 95% interval, evolve/compare.py, as a trial reports its effect; `gain_*`
+with an entry), and each arm's model time from the server's own timings: `model_s_*` (seconds
+inside model calls a rollout), `decode_s_*` and `prefill_s_*` (a rollout), `tokens_out_*` (a
+model call) and `model_calls_*` (a rollout); then `wall_time`. Rollout results are kept in --dir;
+a run started again skips them.
 
 Run: python benchmarks/pairing.py [--model embedded] [-k 3] [--workers 2] [--task-ids a,b]
-        [--dir DIR] [--tasks SUITE]
+        [--dir DIR] [--tasks SUITE] [--entry ID] [--ways common,independent]
 """
 from __future__ import annotations
 
@@ -21,39 +28,54 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agent.events import ModelTotals  # noqa: E402
 from evolve.compare import compare  # noqa: E402
+from evolve.library.starter import starter_entries  # noqa: E402
+from evoharness.text import comma_list  # noqa: E402
 from manifests.history import TaskCounts  # noqa: E402
 from tasks.executor import (  # noqa: E402
     Executor, HarnessTree, RolloutSpec, execute, make_executor,
 )
 from tasks.results import RolloutResult  # noqa: E402
 from tasks.task import Task, load_suite  # noqa: E402
+from workspace.edits import apply_edits  # noqa: E402
 from workspace.repo import HarnessRepo  # noqa: E402
 
 SUITE = ROOT / "tasks" / "suite"
 # A pair shares a sampling key when both arms name the same trial_change (the key leaves the arm
 # out); with a change id per arm, each arm draws its own seeds.
-WAYS = {"common": ("aa", "aa"), "independent": ("aa-base", "aa-change")}
+WAY_NAMES = ("common", "independent")
 
 
-def specs(tasks: list[Task], harness: HarnessTree, model: str, k: int) -> list[RolloutSpec]:
-    """Both ways' pairs, attempt by attempt, so early batches cover every task both ways."""
+def ways(entry: str | None, names: Sequence[str] = WAY_NAMES) -> dict[str, tuple[str, str]]:
+    """Each way's trial_change per arm; an entry's rollouts are named for it (one --dir can hold
+    an A/A and an A/B without mixing them)."""
+    label = entry or "aa"
+    both = {"common": (label, label), "independent": (f"{label}-base", f"{label}-change")}
+    return {name: both[name] for name in names}
+
+
+def specs(tasks: list[Task], base: HarnessTree, change: HarnessTree, model: str, k: int,
+          pairings: dict[str, tuple[str, str]]) -> list[RolloutSpec]:
+    """Each way's pairs, attempt by attempt, so early batches cover every task each way."""
     return [RolloutSpec(run_id="pairing", iteration=0, task=task, split="train", attempt=attempt,
-                        harness=harness, model=model, trial_change=change, trial_arm=arm)
-            for attempt in range(k) for task in tasks for changes in WAYS.values()
-            for change, arm in zip(changes, ("base", "change"))]
+                        harness=harness, model=model, trial_change=change_id, trial_arm=arm)
+            for attempt in range(k) for task in tasks for changes in pairings.values()
+            for change_id, arm, harness in zip(changes, ("base", "change"), (base, change))]
 
 
 def first_reply(result: RolloutResult) -> str | None:
     return next((e.content for e in result.events if e.kind == "model_call"), None)
 
 
-def report(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]) -> None:
+def report(way: str, pairs: list[tuple[RolloutResult, RolloutResult]], gain_name: str = "aa_gain"
+           ) -> None:
     n = len(pairs)
     same_first = sum(first_reply(a) == first_reply(b) for a, b in pairs)
     passed = [(a.outcome.value == "pass", b.outcome.value == "pass") for a, b in pairs]
@@ -70,14 +92,43 @@ def report(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]) -> None:
 
     gain = compare("base", arm(0), "change", arm(1), confidence=0.95)
     if gain.lo is not None:
-        print(f"aa_gain_{way}: {gain.mean * 100:+.1f} [{gain.lo * 100:+.1f}, "
+        print(f"{gain_name}_{way}: {gain.mean * 100:+.1f} [{gain.lo * 100:+.1f}, "
               f"{gain.hi * 100:+.1f}] points over {len(totals)} tasks")
+    report_model_time(way, pairs)
 
 
-def run_pairs(executor: Executor, tasks: list[Task], harness: HarnessTree, model: str, k: int,
-              out: Path) -> dict[str, list[tuple[RolloutResult, RolloutResult]]]:
+def report_model_time(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]) -> None:
+    """Each arm's model time from the server's own timings (a figure no call reported: n/a)."""
+    arms = [[ModelTotals.of(pair[side].events) for pair in pairs] for side in (0, 1)]
+    outs = [sum(e.tokens_out for pair in pairs for e in pair[side].events
+                if e.kind == "model_call") for side in (0, 1)]
+
+    def mean(side: int, figure: Callable[[ModelTotals], float | int | None]) -> float | None:
+        values = [figure(totals) for totals in arms[side]]
+        return None if None in values else sum(values) / len(values)
+
+    def line(name: str, base: float | None, change: float | None, unit: str) -> None:
+        if base is None or change is None:
+            print(f"{name}_{way}: n/a (a server that does not report it)")
+            return
+        ratio = f", ratio {change / base:.2f}" if base else ""
+        print(f"{name}_{way}: base {base:.1f}, change {change:.1f} {unit}{ratio}")
+
+    for name in ("model_s", "decode_s", "prefill_s"):
+        line(name, mean(0, lambda t: getattr(t, name)), mean(1, lambda t: getattr(t, name)),
+             "s a rollout")
+    calls = [sum(t.model_calls for t in arms[side]) for side in (0, 1)]
+    line("tokens_out", *(outs[side] / calls[side] if calls[side] else None for side in (0, 1)),
+         "tokens a call")
+    line("model_calls", mean(0, lambda t: t.model_calls), mean(1, lambda t: t.model_calls),
+         "a rollout")
+
+
+def run_pairs(executor: Executor, tasks: list[Task], base: HarnessTree, change: HarnessTree,
+              model: str, k: int, out: Path, pairings: dict[str, tuple[str, str]]
+              ) -> dict[str, list[tuple[RolloutResult, RolloutResult]]]:
     """Each way's pairs of results, running those not in `out` yet."""
-    planned = specs(tasks, harness, model, k)
+    planned = specs(tasks, base, change, model, k, pairings)
     todo = [s for s in planned if not (out / f"{s.rollout_id}.json").is_file()]
     execute(executor, todo, out, progress=lambda r: print(
         f"  {r.rollout_id}: {r.outcome.value} ({r.duration_s:.0f} s)", file=sys.stderr,
@@ -86,7 +137,23 @@ def run_pairs(executor: Executor, tasks: list[Task], harness: HarnessTree, model
                for s in planned]
     return {way: [(a, b) for a, b in zip(results[0::2], results[1::2])
                   if (a.trial_change, b.trial_change) == changes]
-            for way, changes in WAYS.items()}
+            for way, changes in pairings.items()}
+
+
+def with_entry(repo: HarnessRepo, entry_id: str) -> HarnessTree:
+    """The seed with a starter entry's edits applied, as one commit on top of it."""
+    entries = {entry.id: entry for entry in starter_entries()}
+    if entry_id not in entries:
+        raise SystemExit(f"--entry: no starter entry {entry_id!r} (there are: "
+                         f"{', '.join(sorted(entries))})")
+    head = repo.commit_info()
+    if head.sha == repo.commit_info("seed").sha:
+        apply_edits(repo, entries[entry_id].edits)
+        repo.commit_change(f"entry {entry_id}", change_id=entry_id, component="library entry")
+    elif head.trailers.get("Change-Id") != entry_id:
+        raise SystemExit(f"--entry: this --dir's harness is {head.summary!r}, not the seed with "
+                         f"{entry_id}: use another --dir")
+    return HarnessTree.at(repo)
 
 
 def main() -> None:
@@ -99,7 +166,13 @@ def main() -> None:
     parser.add_argument("--task-ids", type=lambda s: s.split(","), default=None,
                         help="default: the suite's one-step train tasks")
     parser.add_argument("--dir", type=Path, default=None, help="keep results here (resumable)")
+    parser.add_argument("--entry", default=None,
+                        help="the change arm: the seed with this starter entry (default: the seed)")
+    parser.add_argument("--ways", type=comma_list, default=list(WAY_NAMES),
+                        help="common, independent or both (default both)")
     args = parser.parse_args()
+    if not args.ways or set(args.ways) - set(WAY_NAMES):
+        parser.error(f"--ways: {','.join(args.ways) or 'nothing'}; name common and/or independent")
     tasks = [task for task, split in load_suite(args.tasks).items() if split == "train" and (
         task.id in args.task_ids if args.task_ids else "one-step" in task.config.metadata.tags)]
     started = time.monotonic()
@@ -108,13 +181,15 @@ def main() -> None:
         (where / "rollouts").mkdir(parents=True, exist_ok=True)
         seed = where / "seed"
         repo = HarnessRepo(seed) if seed.exists() else HarnessRepo.create(seed)
+        base = HarnessTree.at(repo, "seed")
+        change = with_entry(repo, args.entry) if args.entry else base
         executor = make_executor("local", workers=args.workers, rollout_timeout=None,
                                  unsafe_no_sandbox=False)
-        ways = run_pairs(executor, tasks, HarnessTree.at(repo, "seed"), args.model, args.k,
-                         where / "rollouts")
+        results = run_pairs(executor, tasks, base, change, args.model, args.k,
+                            where / "rollouts", ways(args.entry, args.ways))
     print(f"pairs: {len(tasks) * args.k} each way ({len(tasks)} tasks x {args.k})")
-    for way, pairs in ways.items():
-        report(way, pairs)
+    for way, pairs in results.items():
+        report(way, pairs, "gain" if args.entry else "aa_gain")
     print(f"wall_time: {time.monotonic() - started:.0f} s")
 
 

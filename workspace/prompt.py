@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from evoharness.errors import EvoError
 
 from . import render_child
-from .spec import PROTECTED_BEGIN, PROTECTED_END, LoadedHarness
+from .spec import PROTECTED_BEGIN, PROTECTED_END, LoadedHarness, Settings
 
 SEED_DIR = Path(__file__).parent / "seed"
 
@@ -114,6 +114,10 @@ def protected_span(text: str) -> str | None:
     return text[start : end + len(PROTECTED_END)]
 
 
-def missing_protocol(rendered: str, action_format: str) -> list[str]:
-    """The reply-protocol phrases a rendered prompt lacks for its action format."""
-    return [phrase for phrase in REPLY_PROTOCOL[action_format] if phrase not in rendered]
+def missing_protocol(rendered: str, settings: Settings) -> list[str]:
+    """The reply-protocol phrases a rendered prompt lacks for its settings' action format (a JSON
+    action without a thought need not mention one)."""
+    needed = REPLY_PROTOCOL[settings.action_format]
+    if not settings.thought_chars:
+        needed = tuple(phrase for phrase in needed if phrase != '"thought"')
+    return [phrase for phrase in needed if phrase not in rendered]

@@ -20,6 +20,9 @@ MIDDLEWARE_HOOKS = ("before_start", "before_model", "after_model", "before_tool"
 # the text between them are still in the system prompt template.
 PROTECTED_BEGIN = "{# protected:seed-rules:begin #}"
 PROTECTED_END = "{# protected:seed-rules:end #}"
+# The most characters of a JSON action's thought: a forced reply still thinks first, briefly, as the
+# answer follows the thought.
+THOUGHT_CHARS = 300
 
 
 # Every number the evolve agent sets has an upper bound: `inf`, NaN or 1e308 would turn a budget
@@ -82,6 +85,10 @@ class Settings(BaseModel):
     # all four answers mostly made the same call again, and its trial reverted it (2026-12-06).
     repeat_resamples: int = Field(0, ge=0, le=20)
     resample_temperature: float = Field(1.0, ge=0.0, le=2.0)
+    # The JSON action's thought, at most this many characters; 0: the action has none, and its
+    # reply is only the tool and its arguments. The 1.5B spends 85% of its model time decoding,
+    # and the thought was half of what it decoded (docs/speed.md, 2026-12-06).
+    thought_chars: int = Field(THOUGHT_CHARS, ge=0, le=2_000)
     budgets: Budgets = Field(default_factory=Budgets)
 
 

@@ -337,7 +337,7 @@ def _check_prompt(harness: LoadedHarness, problems: _Problems) -> None:
     except TemplateFailed as error:
         problems.add(rel, error.field, error.message, hint=error.hint)
         return
-    missing = missing_protocol(rendered, harness.spec.settings.action_format)
+    missing = missing_protocol(rendered, harness.spec.settings)
     if missing:
         problems.add(rel, "reply protocol", "the rendered prompt no longer explains how to reply",
                      value=missing, hint="keep the action format and the `done` tool instructions")

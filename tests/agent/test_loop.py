@@ -131,6 +131,16 @@ def test_json_actions_are_decoded_under_the_action_schema_by_default(harness):
         "command": {**command, "maxLength": cap}}  # the reply closes before its token limit
 
 
+def test_without_a_thought_the_action_is_only_the_tool_and_its_arguments(harness):
+    model = ConstrainingModel(["not an action", json_action("done", summary="ok")])
+    harness.settings(thought_chars=0).run(model)
+    variants = model.options[0]["schema"]["oneOf"]
+    assert [sorted(v["properties"]) for v in variants] == [["arguments", "tool"]] * 2
+    assert [v["required"] for v in variants] == [["tool", "arguments"]] * 2
+    feedback = model.calls[1][-1].content  # the protocol restated after the unusable reply
+    assert '{"tool": "<tool name>"' in feedback and "thought" not in feedback
+
+
 def test_the_setting_turns_constrained_decoding_off_or_on(harness):
     model = ConstrainingModel([json_action("done", summary="ok")])
     harness.settings(constrained_decoding="off").run(model)

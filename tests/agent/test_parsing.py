@@ -144,6 +144,8 @@ def test_native_without_tool_call_reads_an_action_from_the_text_or_fails():
 def test_format_instructions_name_the_tools_and_done():
     text = format_instructions("json", ["shell", "done"])
     assert '"tool"' in text and "shell, done" in text and '"summary"' in text
+    assert '{"thought": "<short reasoning>", "tool": "<tool name>"' in text
+    assert "thought" not in format_instructions("json", ["shell", "done"], thought_chars=0)
 
 
 def test_the_action_schema_admits_each_tool_with_its_own_arguments_only():
@@ -162,6 +164,13 @@ def test_the_action_schema_admits_each_tool_with_its_own_arguments_only():
     assert not valid({"thought": "", "tool": "shell", "arguments": {"summary": "x"}})  # done's key
     assert not valid({"thought": "", "tool": "shell", "arguments": {"command": "ls", "cwd": "/"}})
     assert not valid({"thought": "", "tool": "shell", "arguments": {"command": "ls"}, "x": 1})
+    assert not valid({"tool": "shell", "arguments": {"command": "ls"}})  # the thought comes first
+    terse = Draft202012Validator(action_schema([shell, DONE], thought_chars=0)).is_valid
+    assert terse({"tool": "shell", "arguments": {"command": "ls"}})
+    assert not terse({"thought": "look", "tool": "shell", "arguments": {"command": "ls"}})
+    short = Draft202012Validator(action_schema([DONE], thought_chars=5)).is_valid
+    assert short({"thought": "12345", "tool": "done", "arguments": {"summary": "s"}})
+    assert not short({"thought": "123456", "tool": "done", "arguments": {"summary": "s"}})
 
 
 def test_string_arguments_are_capped_so_the_action_closes_before_the_token_limit():

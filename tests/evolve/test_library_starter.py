@@ -294,6 +294,17 @@ class HotRecounter(ScriptedModel):
         return super().chat(messages, **options)
 
 
+def test_terse_actions_leave_the_thought_out_of_the_prompt_and_the_grammar(tmp_path: Path) -> None:
+    from agent.parsing import action_schema
+    from workspace.validate import render_system_prompt
+
+    seed, terse = harness(tmp_path, None), harness(tmp_path, "terse-actions")
+    assert '"thought"' in render_system_prompt(seed)
+    assert "thought" not in render_system_prompt(terse)
+    schema = action_schema(terse.tools, thought_chars=terse.spec.settings.thought_chars)
+    assert all("thought" not in variant["properties"] for variant in schema["oneOf"])
+
+
 def test_resample_repeats_asks_again_instead_of_running_a_copy(tmp_path: Path) -> None:
     seed, _ = rollout(tmp_path, harness(tmp_path, None), COUNT_LINES, HotRecounter([recounter] * 3))
     assert (seed.outcome.value, seed.exit_reason) == ("fail", "repeating")

@@ -9,7 +9,8 @@ import pytest
 
 from agent.clients.scripted import json_action
 from agent.model import ModelReply
-from benchmarks.pairing import report, run_pairs
+from benchmarks.pairing import report, run_pairs, with_entry
+from benchmarks.pairing import ways as pairing_ways
 from tasks.executor import HarnessTree, LocalExecutor
 from tasks.runner import require_sandbox
 from tasks.task import load_suite
@@ -41,7 +42,8 @@ def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp
                              model_factory=lambda spec: SeedWriter())
     out = tmp_path / "rollouts"
     out.mkdir()
-    ways = run_pairs(executor, tasks, HarnessTree.at(repo, "seed"), "seed-writer", 2, out)
+    seed = HarnessTree.at(repo, "seed")
+    ways = run_pairs(executor, tasks, seed, seed, "seed-writer", 2, out, pairing_ways(None))
     assert {way: len(pairs) for way, pairs in ways.items()} == {"common": 4, "independent": 4}
     for way, pairs in ways.items():
         for base, change in pairs:
@@ -59,5 +61,45 @@ def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp
     assert "discordant_common: 0/4 pairs" in printed
     assert "aa_gain_common: +0.0 [" in printed and "points over 2 tasks" in printed
     assert len(list(out.glob("*.json"))) == 16
-    again = run_pairs(executor, tasks, HarnessTree.at(repo, "seed"), "seed-writer", 2, out)
+    again = run_pairs(executor, tasks, seed, seed, "seed-writer", 2, out, pairing_ways(None))
     assert again == ways  # a run started again reads what is there and runs nothing new
+
+
+class PromptReader:
+    """Says whether its system prompt asks for a thought, then is done."""
+
+    name = "prompt-reader"
+    constrains_by_default = False
+
+    def chat(self, messages, **options) -> ModelReply:
+        if any(m.role == "assistant" for m in messages):
+            return ModelReply(content=json_action("done", summary="ok"), tokens_in=1, tokens_out=2)
+        asks = '"thought"' in messages[0].content
+        return ModelReply(content=json_action("shell", command=f"echo thought={asks}"),
+                          tokens_in=1, tokens_out=4)
+
+
+def test_an_entry_runs_in_the_change_arm_only_and_each_arm_reports_its_model_time(
+        tmp_path, capsys):
+    tasks = [task for task, _ in load_suite(SUITE).items()][:2]
+    repo = HarnessRepo.create(tmp_path / "seed")
+    seed, terse = HarnessTree.at(repo, "seed"), with_entry(repo, "terse-actions")
+    assert with_entry(repo, "terse-actions") == terse  # a run started again reuses the commit
+    executor = LocalExecutor(workers=2, rollout_timeout=None, sandbox_factory=require_sandbox(),
+                             model_factory=lambda spec: PromptReader())
+    out = tmp_path / "rollouts"
+    out.mkdir()
+    pairings = pairing_ways("terse-actions", ["common"])
+    ways = run_pairs(executor, tasks, seed, terse, "prompt-reader", 1, out, pairings)
+    [pairs] = ways.values()
+    for base, change in pairs:
+        commands = [[e.content for e in r.events if e.kind == "tool_result"][0]
+                    for r in (base, change)]
+        assert ("thought=True" in commands[0], "thought=False" in commands[1]) == (True, True)
+        assert (base.harness_commit, change.harness_commit) == (seed.commit, terse.commit)
+    report("common", pairs, "gain")
+    printed = capsys.readouterr().out
+    assert "gain_common: +0.0 [" in printed
+    assert "tokens_out_common: base 3.0, change 3.0 tokens a call, ratio 1.00" in printed
+    assert "model_calls_common: base 2.0, change 2.0 a rollout" in printed
+    assert "decode_s_common: n/a" in printed  # the double reports no server timings

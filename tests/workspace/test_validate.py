@@ -244,6 +244,15 @@ def test_reply_protocol_dropped(harness_dir: Path) -> None:
     assert '"thought"' in problem.value
 
 
+def test_a_prompt_for_actions_without_a_thought_need_not_mention_one(harness_dir: Path) -> None:
+    text = (harness_dir / PROMPT).read_text()
+    (harness_dir / PROMPT).write_text(text.replace('"thought": "<why this action>", ', "", 1)
+                                      .replace('"thought"', '"reason"'))
+    assert '"thought"' in assert_problem(harness_dir, PROMPT, "reply protocol").value
+    edit_yaml(harness_dir / "harness.yaml", settings={"thought_chars": 0})
+    load_harness(harness_dir)  # valid: the reply protocol has no thought to explain
+
+
 def test_symlink_in_harness_rejected(harness_dir: Path, tmp_path: Path) -> None:
     (tmp_path / "outside.md").write_text("secret")
     (harness_dir / "memory" / "LONG_TERM.md").unlink()
