@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,14 +98,14 @@ def report(way: str, pairs: list[tuple[RolloutResult, RolloutResult]], gain_name
 
 
 def report_model_time(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]) -> None:
-    """Each arm's model time from the server's own timings (a figure no call reported: n/a)."""
+    """Each arm's model time from the server's own timings, a rollout's mean (a rollout that
+    made no call spent none; n/a where no rollout's server reported the figure)."""
     arms = [[ModelTotals.of(pair[side].events) for pair in pairs] for side in (0, 1)]
-    outs = [sum(e.tokens_out for pair in pairs for e in pair[side].events
-                if e.kind == "model_call") for side in (0, 1)]
 
-    def mean(side: int, figure: Callable[[ModelTotals], float | int | None]) -> float | None:
-        values = [figure(totals) for totals in arms[side]]
-        return None if None in values else sum(values) / len(values)
+    def per_rollout(side: int, name: str) -> float | None:
+        values = [getattr(totals, name) for totals in arms[side]]
+        reported = [value for value in values if value is not None]
+        return sum(reported) / len(values) if reported else None
 
     def line(name: str, base: float | None, change: float | None, unit: str) -> None:
         if base is None or change is None:
@@ -115,13 +115,13 @@ def report_model_time(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]
         print(f"{name}_{way}: base {base:.1f}, change {change:.1f} {unit}{ratio}")
 
     for name in ("model_s", "decode_s", "prefill_s"):
-        line(name, mean(0, lambda t: getattr(t, name)), mean(1, lambda t: getattr(t, name)),
-             "s a rollout")
-    calls = [sum(t.model_calls for t in arms[side]) for side in (0, 1)]
-    line("tokens_out", *(outs[side] / calls[side] if calls[side] else None for side in (0, 1)),
+        line(name, per_rollout(0, name), per_rollout(1, name), "s a rollout")
+    out = [sum(e.tokens_out for pair in pairs for e in pair[side].events
+               if e.kind == "model_call") for side in (0, 1)]
+    calls = [sum(totals.model_calls for totals in arms[side]) for side in (0, 1)]
+    line("tokens_out", *(out[side] / calls[side] if calls[side] else None for side in (0, 1)),
          "tokens a call")
-    line("model_calls", mean(0, lambda t: t.model_calls), mean(1, lambda t: t.model_calls),
-         "a rollout")
+    line("model_calls", per_rollout(0, "model_calls"), per_rollout(1, "model_calls"), "a rollout")
 
 
 def run_pairs(executor: Executor, tasks: list[Task], base: HarnessTree, change: HarnessTree,
@@ -163,7 +163,7 @@ def main() -> None:
     parser.add_argument("-k", type=int, default=3, help="pairs per task, each way")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--tasks", type=Path, default=SUITE)
-    parser.add_argument("--task-ids", type=lambda s: s.split(","), default=None,
+    parser.add_argument("--task-ids", type=comma_list, default=None,
                         help="default: the suite's one-step train tasks")
     parser.add_argument("--dir", type=Path, default=None, help="keep results here (resumable)")
     parser.add_argument("--entry", default=None,
@@ -173,8 +173,12 @@ def main() -> None:
     args = parser.parse_args()
     if not args.ways or set(args.ways) - set(WAY_NAMES):
         parser.error(f"--ways: {','.join(args.ways) or 'nothing'}; name common and/or independent")
-    tasks = [task for task, split in load_suite(args.tasks).items() if split == "train" and (
-        task.id in args.task_ids if args.task_ids else "one-step" in task.config.metadata.tags)]
+    train = [task for task, split in load_suite(args.tasks).items() if split == "train"]
+    unknown = set(args.task_ids or ()) - {task.id for task in train}
+    if unknown:
+        parser.error(f"--task-ids: no train task {', '.join(sorted(unknown))} in {args.tasks}")
+    tasks = [task for task in train if (task.id in args.task_ids if args.task_ids
+                                        else "one-step" in task.config.metadata.tags)]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="pairing-") as scratch:
         where = args.dir or Path(scratch)

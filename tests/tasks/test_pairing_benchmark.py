@@ -1,8 +1,11 @@
 """benchmarks/pairing.py with a model that writes its sampling seed into its reply: the arms of a
 pair with common seeds reply alike, call by call, and with independent seeds never, through the
-real executor and sandbox; the report counts what it says."""
+real executor and sandbox; the report counts what it says. With an entry, only the change arm
+runs it, and each arm's model time is reported; a bad option is refused before anything runs."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,3 +106,14 @@ def test_an_entry_runs_in_the_change_arm_only_and_each_arm_reports_its_model_tim
     assert "tokens_out_common: base 3.0, change 3.0 tokens a call, ratio 1.00" in printed
     assert "model_calls_common: base 2.0, change 2.0 a rollout" in printed
     assert "decode_s_common: n/a" in printed  # the double reports no server timings
+
+
+def test_an_unknown_task_id_or_way_is_refused_before_anything_runs(tmp_path):
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "pairing.py"
+    for option, value, said in [("--task-ids", "no-such-task", "no train task no-such-task"),
+                                ("--ways", "both", "--ways: both")]:
+        done = subprocess.run([sys.executable, str(script), "--tasks", str(SUITE), "--dir",
+                               str(tmp_path / "run"), option, value],
+                              capture_output=True, text=True)
+        assert done.returncode == 2 and said in done.stderr
+    assert not (tmp_path / "run").exists()
