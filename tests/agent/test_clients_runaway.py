@@ -1,6 +1,7 @@
 """A runaway reply: seen in the stream (the embedded model's, Ollama's, an OpenAI-compatible
-server's), cut after its first copy of the repeated unit, JSON closed; replies that do not repeat
-themselves (the 1.5B's recorded ones among them) are never cut."""
+server's), cut after its first copy of the repeated unit, JSON closed; a reply that counts, cut
+after the first number of its count; replies that do neither (the 1.5B's recorded ones among
+them) are never cut."""
 from __future__ import annotations
 
 import json
@@ -10,7 +11,14 @@ import httpx
 import pytest
 
 from agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel
-from agent.clients.runaway import RUNAWAY_SPAN, close_json, cut_runaway, runaway_unit
+from agent.clients.runaway import (
+    RUNAWAY_SPAN,
+    StreamedText,
+    close_json,
+    counting_unit,
+    cut_runaway,
+    runaway_unit,
+)
 from agent.clients.weights import WEIGHTS
 from agent.model import Message, ModelError
 from agent.parsing import action_schema, parse_reply
@@ -66,6 +74,41 @@ def test_the_tail_must_repeat_for_the_whole_span() -> None:
     assert runaway_unit(("y" * (RUNAWAY_SPAN // 3 + 1) + "z") * 3) is None
 
 
+def streamed(reply: str, piece: int = 3) -> StreamedText:
+    """The reply as a client streams it, a few characters a time, up to where it is stopped."""
+    text = StreamedText(json_reply=True)
+    for at in range(0, len(reply), piece):
+        if text.add(reply[at:at + piece]):
+            break
+    return text
+
+
+# As the 1.5B wrote it on fix-mutable-default (2026-12-06), to its 512-token cap.
+COUNTING = ('{"tool":"shell","arguments":{"command":"python3 /app/cart.py add_item '
+            + " ".join(str(n) for n in range(10, 1210, 10)) + " 12")
+
+
+def test_a_reply_that_counts_is_stopped_and_keeps_the_first_number_of_its_count() -> None:
+    assert runaway_unit(COUNTING) is None  # no unit repeats as it is: the numbers differ
+    text = streamed(COUNTING)
+    assert len(text.text) < len(COUNTING) // 2  # stopped once its last 160 characters count
+    kept, why = text.kept()
+    assert json.loads(kept)["arguments"]["command"] == "python3 /app/cart.py add_item 10"
+    assert why.unit == " 10" and why.decoded == text.text
+    ones = '{"tool":"shell","arguments":{"command":"' + "".join(
+        f"echo {n} > f{n}.txt; " for n in range(1, 40))
+    kept, why = streamed(ones).kept()
+    assert json.loads(kept)["arguments"]["command"] == "echo 1 > f1.txt; "  # two numbers a copy
+
+
+def test_numbers_that_do_not_step_alike_are_not_counting() -> None:
+    rows = "".join(f"{n},{n * n % 97}\n" for n in range(60))  # data: the second column jumps
+    assert counting_unit(rows) is None
+    assert counting_unit("x" * RUNAWAY_SPAN + " 1 1 1") is None  # a repeat, not a count
+    assert counting_unit(" ".join(str(n) for n in range(1, 80))) == 2
+    assert counting_unit(" ".join(str(n) for n in range(1, 80))[:RUNAWAY_SPAN - 1]) is None
+
+
 def test_no_recorded_reply_of_the_real_model_is_cut() -> None:
     """The 21 replies of the rollout benchmark's fixture, and each one sent twice in a row (a
     model that repeats a whole action is the repeat breaker's business, not a runaway)."""
@@ -73,7 +116,7 @@ def test_no_recorded_reply_of_the_real_model_is_cut() -> None:
                for s in c["steps"]]
     assert len(replies) == 21
     for reply in replies:
-        assert runaway_unit(reply) is None
+        assert runaway_unit(reply) is None and counting_unit(reply) is None
         assert runaway_unit(reply * 2) is None or len(reply) * 3 <= RUNAWAY_SPAN
 
 
