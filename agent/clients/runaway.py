@@ -11,12 +11,15 @@ from dataclasses import dataclass
 
 from agent.model import Runaway
 
-# A reply whose last RUNAWAY_SPAN characters repeat one unit at least MIN_COPIES times is stuck:
-# the 1.5B wrote `| sed 's/"//g'` until its reply cap (~470 tokens, ~40 s) in 9 of the main job's
-# 104 exam calls, 30% of the exam's model time. 160 characters is 40-80 tokens; no command a task
-# needs repeats one unit that long.
+# A reply whose tail repeats one unit at least MIN_COPIES times over at least RUNAWAY_SPAN
+# characters is stuck: the 1.5B wrote `| sed 's/"//g'` until its reply cap (~470 tokens, ~40 s)
+# in 9 of the main job's 104 exam calls, 30% of the exam's model time. 160 characters is 40-80
+# tokens; no command a task needs repeats one unit that long. Units up to MAX_UNIT characters
+# are looked for: it wrote `| tr -d '\r\n' | tr -d '\r' | tr -d '\t' | tr -d '\f'` (54) and a
+# 78-character pipeline to the cap as well (2026-12-06), which three copies in 160 cannot hold.
 RUNAWAY_SPAN = 160
 MIN_COPIES = 3
+MAX_UNIT = 80
 # A tail that repeats one unit but for its numbers, each stepping by the same amount from copy to
 # copy, counts: the 1.5B wrote `add_item 1 2 3 ... 150` and `add_item 10 20 30 ... 1200` to its
 # reply cap eight times on fix-mutable-default (2026-12-06), and no tail of one repeated unit
@@ -51,12 +54,14 @@ class StreamedText:
 
 
 def runaway_unit(text: str) -> int | None:
-    """The length of the unit that the text's last RUNAWAY_SPAN characters repeat, at least
-    MIN_COPIES times (the shortest such unit); None when the tail does not repeat."""
-    if len(text) < RUNAWAY_SPAN:
-        return None
-    tail = text[-RUNAWAY_SPAN:]
-    for period in range(1, RUNAWAY_SPAN // MIN_COPIES + 1):
+    """The length of the shortest unit (at most MAX_UNIT characters) that the text's tail repeats
+    at least MIN_COPIES times and over at least its last RUNAWAY_SPAN characters; None when the
+    tail does not repeat."""
+    for period in range(1, MAX_UNIT + 1):
+        span = max(RUNAWAY_SPAN, MIN_COPIES * period)
+        if len(text) < span:
+            return None
+        tail = text[-span:]
         if tail[period:] == tail[:-period]:
             return period
     return None

@@ -12,6 +12,7 @@ import pytest
 
 from agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel
 from agent.clients.runaway import (
+    MAX_UNIT,
     RUNAWAY_SPAN,
     StreamedText,
     close_json,
@@ -49,6 +50,19 @@ def test_a_reply_that_repeats_one_unit_is_seen_and_cut_after_its_first_copy() ->
     assert action["arguments"]["command"] == 'cat /app/package.json | grep version | sed \'s/"//g\''
 
 
+def test_a_long_unit_is_stopped_once_three_copies_of_it_are_there() -> None:
+    """As the 1.5B wrote it on uppercase-lines (2026-12-06): a 54-character unit, which three
+    copies in the 160-character span could not hold."""
+    unit = " | tr -d '\\r\\n' | tr -d '\\r' | tr -d '\\t' | tr -d '\\f'"
+    reply = ('{"tool":"shell","arguments":{"command":"cat /app/words.txt | tr '
+             "'[:lower:]' '[:upper:]'" + unit * 12)
+    assert len(unit) == 54
+    text = streamed(reply)
+    assert len(text.text) < len(reply) // 2
+    kept = json.loads(text.kept()[0])["arguments"]["command"]
+    assert kept == "cat /app/words.txt | tr '[:lower:]' '[:upper:]'" + json.loads(f'"{unit}"')
+
+
 def test_a_cut_keeps_a_whole_stage_where_the_stage_before_ends_alike() -> None:
     """As the 1.5B wrote it on json-extract-version (2026-12-03): the stage before the repeats
     ends in `//g'` as the repeated one does, so the repeats seem to begin 4 characters early;
@@ -70,8 +84,11 @@ def test_the_tail_must_repeat_for_the_whole_span() -> None:
     assert runaway_unit("x" * RUNAWAY_SPAN) == 1
     broken = "ab" * (RUNAWAY_SPAN // 2) + "c"  # the last character breaks the pattern
     assert runaway_unit(broken) is None
-    # A unit longer than a third of the span does not fill it three times: not a runaway yet.
-    assert runaway_unit(("y" * (RUNAWAY_SPAN // 3 + 1) + "z") * 3) is None
+    # A unit longer than a third of the span is a runaway once three copies of it are there.
+    long_unit = "y" * (RUNAWAY_SPAN // 3 + 1) + "z"
+    assert runaway_unit(long_unit * 2 + long_unit[:-1]) is None
+    assert runaway_unit(long_unit * 3) == len(long_unit)
+    assert runaway_unit(("u" * MAX_UNIT + "v") * 4) is None  # longer than any unit looked for
 
 
 def streamed(reply: str, piece: int = 3) -> StreamedText:
