@@ -23,8 +23,9 @@ MAX_UNIT = 80
 # A tail that repeats one unit but for its numbers, each stepping by the same amount from copy to
 # copy, counts: the 1.5B wrote `add_item 1 2 3 ... 150` and `add_item 10 20 30 ... 1200` to its
 # reply cap eight times on fix-mutable-default (2026-12-06), and no tail of one repeated unit
-# ever does. Numbers that vary otherwise (rows of data) are not counting.
-_NUMBER = re.compile(r"\d+")
+# ever does. Numbers that vary otherwise (rows of data) are not counting. A run of more digits
+# is read as several numbers: Python refuses to turn 4,300 digits and more into an int.
+_NUMBER = re.compile(r"\d{1,18}")
 
 
 class StreamedText:
@@ -90,7 +91,7 @@ def counting_unit(text: str) -> int | None:
     if len(text) < RUNAWAY_SPAN:
         return None
     begin, end = len(text) - RUNAWAY_SPAN, len(text)
-    while begin > 0 and text[begin].isdigit() and text[begin - 1].isdigit():
+    while 0 < begin < end and text[begin].isdigit() and text[begin - 1].isdigit():
         begin += 1
     while end > begin and text[end - 1].isdigit():
         end -= 1

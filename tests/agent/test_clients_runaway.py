@@ -5,6 +5,7 @@ them) are never cut."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import httpx
@@ -124,6 +125,11 @@ def test_numbers_that_do_not_step_alike_are_not_counting() -> None:
     assert counting_unit("x" * RUNAWAY_SPAN + " 1 1 1") is None  # a repeat, not a count
     assert counting_unit(" ".join(str(n) for n in range(1, 80))) == 2
     assert counting_unit(" ".join(str(n) for n in range(1, 80))[:RUNAWAY_SPAN - 1]) is None
+    # A number no int holds (Python refuses 4,300 digits and more), its digits not repeating.
+    digits = "".join(random.Random(0).choices("0123456789", k=5000))
+    huge = '{"tool":"shell","arguments":{"command":"echo ' + digits + " 1 2 3 4 5" * 40
+    kept, _ = streamed(huge, piece=500).kept()  # ... then a count that repeats
+    assert json.loads(kept)["arguments"]["command"] == f"echo {digits} 1 2 3 4 5"
 
 
 def test_no_recorded_reply_of_the_real_model_is_cut() -> None:
