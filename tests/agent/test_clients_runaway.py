@@ -10,6 +10,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel
 from agent.clients.runaway import (
@@ -130,6 +132,25 @@ def test_numbers_that_do_not_step_alike_are_not_counting() -> None:
     huge = '{"tool":"shell","arguments":{"command":"echo ' + digits + " 1 2 3 4 5" * 40
     kept, _ = streamed(huge, piece=500).kept()  # ... then a count that repeats
     assert json.loads(kept)["arguments"]["command"] == f"echo {digits} 1 2 3 4 5"
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)  # the same replies every run
+@given(text=st.text(alphabet="0123456789 ,;x'|\"{}\\\n", min_size=RUNAWAY_SPAN, max_size=600),
+       count=st.lists(st.integers(min_value=0, max_value=10 ** 25), max_size=60),
+       piece=st.integers(min_value=1, max_value=40), json_reply=st.booleans())
+def test_any_reply_streams_through_the_stop_and_keeps_a_prefix(
+        text: str, count: list[int], piece: int, json_reply: bool) -> None:
+    """Model output is hostile input: digits, separators, quotes and counts in any mix."""
+    reply = text + " ".join(str(n + step) for step, n in enumerate(count))
+    streamed_text = StreamedText(json_reply)
+    for at in range(0, len(reply), piece):
+        if streamed_text.add(reply[at:at + piece]):
+            break
+    kept, why = streamed_text.kept()
+    if why is None:
+        assert streamed_text.text == kept == reply
+    elif not json_reply:  # a JSON reply's kept text has its strings and brackets closed
+        assert streamed_text.text.startswith(kept) and len(kept) < len(streamed_text.text)
 
 
 def test_no_recorded_reply_of_the_real_model_is_cut() -> None:
