@@ -53,19 +53,6 @@ def test_a_reply_that_repeats_one_unit_is_seen_and_cut_after_its_first_copy() ->
     assert action["arguments"]["command"] == 'cat /app/package.json | grep version | sed \'s/"//g\''
 
 
-def test_a_long_unit_is_stopped_once_three_copies_of_it_are_there() -> None:
-    """As the 1.5B wrote it on uppercase-lines (2026-12-06): a 54-character unit, which three
-    copies in the 160-character span could not hold."""
-    unit = " | tr -d '\\r\\n' | tr -d '\\r' | tr -d '\\t' | tr -d '\\f'"
-    reply = ('{"tool":"shell","arguments":{"command":"cat /app/words.txt | tr '
-             "'[:lower:]' '[:upper:]'" + unit * 12)
-    assert len(unit) == 54
-    text = streamed(reply)
-    assert len(text.text) < len(reply) // 2
-    kept = json.loads(text.kept()[0])["arguments"]["command"]
-    assert kept == "cat /app/words.txt | tr '[:lower:]' '[:upper:]'" + json.loads(f'"{unit}"')
-
-
 def test_a_cut_keeps_a_whole_stage_where_the_stage_before_ends_alike() -> None:
     """As the 1.5B wrote it on json-extract-version (2026-12-03): the stage before the repeats
     ends in `//g'` as the repeated one does, so the repeats seem to begin 4 characters early;
@@ -119,6 +106,19 @@ def test_a_reply_that_counts_is_stopped_and_keeps_the_first_number_of_its_count(
         f"echo {n} > f{n}.txt; " for n in range(1, 40))
     kept, why = streamed(ones).kept()
     assert json.loads(kept)["arguments"]["command"] == "echo 1 > f1.txt; "  # two numbers a copy
+
+
+def test_a_long_unit_is_stopped_once_three_copies_of_it_are_there() -> None:
+    """As the 1.5B wrote it on uppercase-lines (2026-12-06): a 54-character unit, which three
+    copies in the 160-character span could not hold."""
+    unit = " | tr -d '\\r\\n' | tr -d '\\r' | tr -d '\\t' | tr -d '\\f'"
+    reply = ('{"tool":"shell","arguments":{"command":"cat /app/words.txt | tr '
+             "'[:lower:]' '[:upper:]'" + unit * 12)
+    assert len(unit) == 54
+    text = streamed(reply)
+    assert len(text.text) < len(reply) // 2
+    kept = json.loads(text.kept()[0])["arguments"]["command"]
+    assert kept == "cat /app/words.txt | tr '[:lower:]' '[:upper:]'" + json.loads(f'"{unit}"')
 
 
 def test_numbers_that_do_not_step_alike_are_not_counting() -> None:
