@@ -7,7 +7,9 @@ command again changed /app (say which, by reading `left_their_loop` and the pass
 
     python benchmarks/loops.py [ROLLOUTS_DIR] [--repeated-steps N]
 
-ROLLOUTS_DIR defaults to the committed suite measurement of the 1.5B on the seed."""
+ROLLOUTS_DIR defaults to benchmarks/results/suite/embedded-k4-all, where `benchmarks/suite.py --keep
+benchmarks/results/suite -k 4` keeps a measurement of the 1.5B on the seed (the one of 2026-12-03
+was committed there, then dropped when the harness it measured had changed)."""
 from __future__ import annotations
 
 import argparse
@@ -62,7 +64,8 @@ def main() -> None:
     results = [RolloutResult.model_validate_json(path.read_text())
                for path in sorted(args.rollouts.glob("*.json"))]
     if not results:
-        raise SystemExit(f"no rollout files in {args.rollouts}")
+        raise SystemExit(f"no rollout files in {args.rollouts}: name a rollouts folder, or keep a "
+                         f"measurement there with benchmarks/suite.py --keep")
     loops = [loop for r in results if (loop := ended_loop(r, args.repeated_steps)) is not None]
     spent = sum(r.duration_s for r in results)
     saved = sum(loop.saved_s for loop in loops)
