@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evoharness.text import counted  # noqa: E402
+from evoharness.text import comma_list, counted  # noqa: E402
 from evolve.agent.change import ChangeTool  # noqa: E402
 from evolve.agent.tools import LibraryOffer  # noqa: E402
 from evolve.config import RunConfig  # noqa: E402
@@ -70,8 +70,10 @@ def design(args: argparse.Namespace) -> TrialDesign:
 def open_or_create(where: Path, args: argparse.Namespace) -> Run:
     if not (where / "run.yaml").is_file():
         suite = load_suite(args.tasks)
-        train = [task.id for task, split in suite.items() if split == "train"
-                 and (args.task_ids is None or task.id in args.task_ids)]
+        train = [task.id for task, split in suite.items() if split == "train"]
+        if unknown := sorted(set(args.task_ids or ()) - set(train)):
+            raise SystemExit(f"--task-ids: no train task {', '.join(unknown)} in {args.tasks}")
+        train = [task_id for task_id in train if args.task_ids is None or task_id in args.task_ids]
         init_run(where, RunConfig(
             run_id=RUN_ID, tasks=args.tasks, task_ids=train[:args.max_tasks], model=args.model,
             k=args.k, workers=args.workers, calibration=False, starter_library=False,
@@ -156,16 +158,19 @@ def main() -> None:
                         help="cap on each entry's paired probe (both arms)")
     parser.add_argument("--cued", type=int, default=6, help="predicted tasks per entry, at most")
     parser.add_argument("--max-tasks", type=int, help="only the first N train tasks")
-    parser.add_argument("--task-ids", type=lambda text: text.split(","),
+    parser.add_argument("--task-ids", type=comma_list,
                         help="only these train tasks (comma-separated)")
-    parser.add_argument("--entries", help="comma-separated entry ids (default: all)")
+    parser.add_argument("--entries", type=comma_list,
+                        help="comma-separated entry ids (default: all)")
     parser.add_argument("--smoke", action="store_true",
                         help="caps for a smoke test: k=1, 2 train tasks, 4 probe rollouts")
     args = parser.parse_args()
     if args.smoke:
         args.k, args.max_tasks, args.cued = 1, args.max_tasks or 2, 1
-    wanted = set(args.entries.split(",")) if args.entries else None
-    entries = [e for e in starter_entries() if wanted is None or e.id in wanted]
+    entries = starter_entries()
+    if unknown := sorted(set(args.entries or ()) - {e.id for e in entries}):
+        parser.error(f"--entries: no starter entry {', '.join(unknown)}")
+    entries = [e for e in entries if not args.entries or e.id in args.entries]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="remedies-") as scratch:
         with open_or_create(args.dir or Path(scratch) / "run", args) as run:

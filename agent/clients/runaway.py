@@ -109,7 +109,7 @@ def cut_counting(text: str, period: int, json_reply: bool = False) -> tuple[str,
     their shape and steps; a JSON reply, as `cut_runaway` does, keeps the first cut within one
     unit after that whose open string closes its quotes."""
     end = len(text)
-    while text[end - 1].isdigit():
+    while end > 0 and text[end - 1].isdigit():
         end -= 1
     items = _items(text, 0, end)
     tail = next(i for i, (_, at, _) in enumerate(items) if at >= len(text) - RUNAWAY_SPAN)

@@ -43,3 +43,15 @@ def test_an_entry_cued_by_the_baseline_is_tried_against_the_seed_and_reported(
     assert lines["effect_repeat-breaker"].startswith("n/a (no train task showed pattern:")
     assert lines["baseline_pass_rate"] == "33.3 % (3 rollouts)"
     assert bench(*args).splitlines()[:5] == out.splitlines()[:5]  # resumed: nothing re-run
+
+
+def test_an_unknown_task_or_entry_is_refused_before_any_rollout(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", ["alpha"], ["omega"])
+    for option, value, said in [
+            ("--task-ids", "write-alpha,write-zeta", "no train task write-zeta"),
+            ("--entries", "done-guard,done-gaurd", "no starter entry done-gaurd")]:
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "remedies.py"), "--dir",
+                               str(tmp_path / "run"), "--tasks", str(suite), option, value],
+                              capture_output=True, text=True, cwd=ROOT)
+        assert done.returncode != 0 and said in done.stderr
+        assert not (tmp_path / "run" / "run.yaml").exists()
