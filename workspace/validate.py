@@ -3,6 +3,7 @@ an EvoError naming the file and field. Rendering lives in prompt.py; versioning 
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import stat
@@ -206,7 +207,8 @@ def _check_unregistered(root: Path, spec: HarnessSpec, problems: _Problems) -> N
 def _registered(kind: str, entry: Path, names: set[str]) -> bool:
     if kind in ("skills", "subagents"):  # one folder per component, anything inside it
         return entry.is_dir() and entry.name in names
-    allowed = {".yaml", ".py"} if kind == "tools" else {".py"}
+    # A middleware may keep its options beside its code (middleware/<name>.json).
+    allowed = {"tools": {".yaml", ".py"}, "middleware": {".py", ".json"}}[kind]
     return entry.is_file() and entry.suffix in allowed and entry.stem in names
 
 
@@ -252,6 +254,7 @@ def _check_python(root: Path, rel: str, field: str, problems: _Problems) -> ast.
 def _check_middleware(root: Path, name: str, problems: _Problems) -> None:
     if not NAME_RE.match(name):
         return
+    _check_options(root, f"middleware/{name}.json", problems)
     rel = f"middleware/{name}.py"
     module = _check_python(root, rel, "middleware", problems)
     if module is None:
@@ -267,6 +270,22 @@ def _check_middleware(root: Path, name: str, problems: _Problems) -> None:
         problems.add(rel, "runner", "has no `if __name__ == \"__main__\":` runner, so its hooks "
                      "never run", hint="end the file with the runner of agent/middleware.py's "
                      "contract (the evolve agent's `skeleton` tool writes one)")
+
+
+def _check_options(root: Path, rel: str, problems: _Problems) -> None:
+    """A middleware's options file, where there is one: a JSON object (the hook reads it)."""
+    if not (root / rel).is_file():
+        return
+    text = _read_text(root, rel, "(file)", problems)
+    if text is None:
+        return
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        problems.add(rel, "(file)", f"not valid JSON: {error}")
+        return
+    if not isinstance(data, dict):
+        problems.add(rel, "(file)", "must be a JSON object", value=data)
 
 
 def _is_main_guard(node: ast.stmt) -> bool:

@@ -104,6 +104,27 @@ def test_unregistered_file_rejected(harness_dir: Path, rel: str) -> None:
     assert_problem(harness_dir, registered_as, kind, "not registered")
 
 
+MIDDLEWARE = "def before_tool(call, context):\n    return None\n\nif __name__ == \"__main__\":\n    pass\n"
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    ('{"reasons": [', "not valid JSON"),
+    ('["missing"]', "must be a JSON object"),
+    ("[" * 100_000, "not valid JSON"),  # nesting past the parser's stack
+])
+def test_a_middleware_keeps_options_beside_it_as_a_json_object(
+        harness_dir: Path, options: str, words: str) -> None:
+    edit_yaml(harness_dir / "harness.yaml", middleware=["guard"])
+    (harness_dir / "middleware").mkdir(exist_ok=True)
+    (harness_dir / "middleware" / "guard.py").write_text(MIDDLEWARE)
+    (harness_dir / "middleware" / "guard.json").write_text('{"reasons": ["missing"]}')
+    assert load_harness(harness_dir).spec.middleware == ["guard"]
+    (harness_dir / "middleware" / "guard.json").write_text(options)
+    assert_problem(harness_dir, "middleware/guard.json", "(file)", words)
+    (harness_dir / "middleware" / "guard.json").rename(harness_dir / "middleware" / "other.json")
+    assert_problem(harness_dir, "middleware/other.json", "middleware", "not registered")
+
+
 def test_component_name_cannot_escape(harness_dir: Path) -> None:
     edit_yaml(harness_dir / "harness.yaml", tools=["shell", "../../etc/passwd"])
     assert_problem(harness_dir, "harness.yaml", "tools[1]", "not a valid component name")
