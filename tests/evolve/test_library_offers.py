@@ -39,15 +39,16 @@ def test_starter_entries_are_offered_for_the_patterns_failing_train_rollouts_sho
     assert "pattern:repeated_command" in signatures["loop"] and "secret" not in signatures
     offered = {o.entry_id: o for o in offers(None, traces.con, RUN, 1)}
     # output-guard answers deleting one's own output, seen only in held-out and trial rollouts;
-    # four entries share two patterns with the failures (the workspace preview: loop's first
-    # command, `mv a b`, wrote before anything was looked at; guarded-fresh-start: count's early
-    # done and loop's repeats), then one of those sharing one: five at most, ties by name
+    # five entries share two patterns with the failures (the workspace preview: loop's first
+    # command, `mv a b`, wrote before anything was looked at; guarded-fresh-start and
+    # sure-failure-rescue: count's early done and loop's repeats): five at most, ties by name
     assert set(offered) == {"guarded-fresh-start", "repeat-breaker", "task-reminder",
-                            "workspace-preview", "done-guard"}
-    done_guard = offered["done-guard"]
-    assert done_guard.summary.endswith("[not tried yet] Seen here in: count.")
-    assert done_guard.tasks == ("count",) and done_guard.edits[0]["path"] == "middleware/done_guard.py"
-    assert "+++ b/middleware/done_guard.py" in done_guard.text
+                            "workspace-preview", "sure-failure-rescue"}
+    rescue = offered["sure-failure-rescue"]
+    assert rescue.summary.endswith("[not tried yet] Seen here in: loop, count.")
+    assert rescue.tasks == ("loop", "count")
+    assert rescue.edits[0]["path"] == "middleware/done_guard.py"
+    assert "+++ b/middleware/done_guard.json" in rescue.text
     assert offers(None, traces.con, RUN, 1, starter=False) == []
 
 
@@ -61,7 +62,7 @@ def test_a_librarys_record_of_a_starter_stands_for_it_and_applied_entries_are_le
     Library(library).save([(guard.model_copy(update={"trials": [tried]}),
                             starter_diff(guard.id))], "file night1")
     applied = {"repeat-breaker", "workspace-preview", "fresh-start", "guarded-fresh-start",
-               "resample-repeats"}
+               "resample-repeats", "sure-failure-rescue"}
     offered = {o.entry_id: o for o in offers(library, traces.con, RUN, 1, exclude=applied)}
     assert not applied & set(offered)
     assert "reverted 1x (embedded on suite (night1))" in offered["done-guard"].summary

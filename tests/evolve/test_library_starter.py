@@ -85,7 +85,7 @@ def test_each_entry_applies_to_the_seed_passes_harness_check_and_cues_known_patt
         c.startswith(PATTERN_CLASS) and c.removeprefix(PATTERN_CLASS) in DETECTORS
         for c in entry.cue.signature)
     for edit in entry.edits:  # every middleware keeps the contract's runner, word for word
-        if edit.get("path", "").startswith("middleware/"):
+        if edit.get("path", "").startswith("middleware/") and edit["path"].endswith(".py"):
             assert edit["content"].endswith(RUNNER)
     diff = starter_diff(entry_id)
     assert "+++ b/harness.yaml" in diff and all(f"+++ b/{e['path']}" in diff
@@ -396,6 +396,45 @@ def test_guarded_fresh_start_carries_both_remedies_into_one_rollout(tmp_path: Pa
     assert [e.name for e in result.events if e.name in ("fresh_start", "done_guard")] == [
         "fresh_start", "done_guard"]
     assert "/app/line_count.txt holds (each line quoted):\n    '14'\n" in results(result)[-2]
+
+
+def test_sure_failure_rescue_refuses_only_a_done_sure_to_fail(tmp_path: Path) -> None:
+    """Done is refused while the output is missing, as by done-guard; once the file exists, a
+    done goes through unchecked (done-guard would show the file and send it back), so a rollout
+    on its way to passing is never sent back: here the wrong format fails as under the seed."""
+    rescue = ENTRIES["sure-failure-rescue"]
+    assert rescue.edits[:-1] == ENTRIES["done-guard"].edits + ENTRIES["fresh-start"].edits
+    assert rescue.edits[-1]["path"] == "middleware/done_guard.json"
+    count = "wc -l < /app/poem.txt"
+    printed, _ = rollout(tmp_path, harness(tmp_path, "sure-failure-rescue"), COUNT_LINES,
+                         [shell(count), DONE, shell(f"{count} > /app/line_count.txt"), DONE])
+    assert (printed.outcome.value, printed.steps) == ("pass", 4)
+    assert "the task asks for /app/line_count.txt, which does not exist yet" in results(printed)[1]
+    wrong = [shell("wc -l /app/poem.txt > /app/line_count.txt"), DONE, shell("echo never")]
+    unchecked, _ = rollout(tmp_path / "wrong", harness(tmp_path / "wrong", "sure-failure-rescue"),
+                           COUNT_LINES, wrong)
+    checked, _ = rollout(tmp_path / "wrong", harness(tmp_path / "wrong", "done-guard"),
+                         COUNT_LINES, wrong)
+    assert (unchecked.outcome.value, unchecked.exit_reason, unchecked.steps) == ("fail", "done", 2)
+    assert "check your output against the task" in results(checked)[1]
+
+
+def test_the_done_guard_reads_which_reasons_it_gives_from_its_options_file(
+        tmp_path: Path) -> None:
+    """An options file naming a reason the guard does not know stops its hook with the file's
+    name (harness check catches a file that is not a JSON object before any rollout)."""
+    guard = ROOT / "evolve" / "library" / "starters" / "done-guard" / "files" / "middleware"
+    (tmp_path / "done_guard.py").write_text((guard / "done_guard.py").read_text())
+    (tmp_path / "done_guard.json").write_text('{"reasons": ["missing", "format"]}')
+    request = {"hook": "before_tool", "payload": {"tool": "done", "arguments": {}},
+               "context": {"instruction": "Write hello.txt.", "calls": 1, "history": []}}
+    ran = subprocess.run([sys.executable, str(tmp_path / "done_guard.py")], cwd=tmp_path,
+                         input=json.dumps(request), capture_output=True, text=True)
+    assert ran.returncode != 0 and f"{tmp_path / 'done_guard.json'}: reasons must be" in ran.stderr
+    (tmp_path / "done_guard.json").write_text('{"reasons": ["missing"]}')
+    ran = subprocess.run([sys.executable, str(tmp_path / "done_guard.py")], cwd=tmp_path,
+                         input=json.dumps(request), capture_output=True, text=True, check=True)
+    assert "hello.txt, which does not exist yet" in json.loads(ran.stdout)["block"]
 
 
 @pytest.mark.parametrize(("combines", "message"), [

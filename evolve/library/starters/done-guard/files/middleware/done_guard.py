@@ -7,7 +7,13 @@ the files exist but the agent has not checked them (each is shown beside what th
 says about it: the 1.5B wrote `14 /app/poem.txt` where digits only were asked for, printed it,
 and called done); or, with no named file, the last command wrote a file nobody looked at. Each
 reason refuses at most once in the calls the hook sees (the last 12), so a task that means a
-named file to go away costs a step or two, never the rollout."""
+named file to go away costs a step or two, never the rollout.
+
+A `done_guard.json` beside this file, `{"reasons": [...]}`, names the reasons its harness gives
+(all five without one): `sure-failure-rescue` gives only the three that refuse a done the verifier
+would fail whatever the files hold (nothing ran, a named file missing or empty), so a rollout on
+its way to passing is never sent back."""
+import json
 import os
 import re
 import shlex
@@ -24,6 +30,25 @@ SHOWN_LINES, SHOWN_CHARS, SAID_CHARS = 8, 400, 300  # what one file's check may 
 NOTHING_RAN, MISSING, EMPTY, CHECK, UNSEEN = (
     "nothing has been run yet", "the task asks for", "still empty", "check your output",
     "your last command wrote a file")
+REASONS = {"nothing_ran": NOTHING_RAN, "missing": MISSING, "empty": EMPTY, "check": CHECK,
+           "unseen": UNSEEN}
+OPTIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "done_guard.json")
+
+
+def given_reasons(path=OPTIONS):
+    """The markers of the reasons this harness gives: those its done_guard.json names, else all."""
+    if not os.path.exists(path):
+        return set(REASONS.values())
+    with open(path, encoding="utf-8") as f:
+        try:
+            options = json.load(f)
+        except ValueError as error:
+            raise ValueError(f"{path}: not JSON ({error})") from None
+    names = options.get("reasons") if isinstance(options, dict) else None
+    if not isinstance(names, list) or not names or set(map(str, names)) - set(REASONS):
+        raise ValueError(f"{path}: reasons must be a list of some of {', '.join(REASONS)}, "
+                         f"not {names!r}")
+    return {REASONS[name] for name in names}
 
 
 def sentences(instruction):
@@ -144,8 +169,9 @@ def before_tool(call, context):
     if call["tool"] != "done":
         return None
     given = " ".join(h["blocked"] or "" for h in context["history"] if h["tool"] == "done")
+    allowed = given_reasons()
     for marker, why in reasons(context):
-        if marker not in given:  # each reason once per rollout
+        if marker in allowed and marker not in given:  # each reason once per rollout
             return {"block": f"not finished: {why}."}
     return None
 
