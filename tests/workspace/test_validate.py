@@ -104,7 +104,8 @@ def test_unregistered_file_rejected(harness_dir: Path, rel: str) -> None:
     assert_problem(harness_dir, registered_as, kind, "not registered")
 
 
-MIDDLEWARE = "def before_tool(call, context):\n    return None\n\nif __name__ == \"__main__\":\n    pass\n"
+MIDDLEWARE = ("def before_tool(call, context):\n    return None\n\n"
+              "if __name__ == \"__main__\":\n    pass\n")
 
 
 @pytest.mark.parametrize(("options", "words"), [
