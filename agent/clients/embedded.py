@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import itertools
 import os
 import sys
 import threading
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.clients.boundary import text_boundary
 from agent.clients.runaway import StreamedText
@@ -35,6 +36,7 @@ CONTEXT_PER_SLOT = 8192
 MAX_SLOTS = 16  # each slot holds its own KV cache (~230 MiB for the 1.5B at CONTEXT_PER_SLOT)
 THREADS_ENV = "EVOHARNESS_THREADS"
 SLOTS_ENV = "EVOHARNESS_SLOTS"
+REPRODUCIBLE_ENV = "EVOHARNESS_REPRODUCIBLE"
 BUSY_SAMPLE_S = 0.5  # how long the server's sizing looks at the machine's CPU use
 # llguidance (llama.cpp's grammar engine here) decodes JSON with no whitespace at all: the 1.5B
 # pretty-printed its actions, ~23% of a reply's tokens, and a pretty reply re-tokenised for the
@@ -59,6 +61,21 @@ class ServerSize(BaseModel):
 
     threads: int = Field(ge=1)
     slots: int = Field(ge=1, le=MAX_SLOTS)
+    # llama.cpp computes a reply differently with what it batches beside it and with how much of
+    # its prompt the cache held (measured on the 1.5B: one prompt and seed gave another reply
+    # after a different prompt had left part of it cached, and beside another conversation). A
+    # reproducible server has one slot and prefills from empty every call that does not continue
+    # the conversation it served last, so a reply depends on its conversation alone: both arms of
+    # a trial's pair then sample alike until the change acts. It costs the batching of
+    # concurrent rollouts and each conversation's first prefill from cache.
+    reproducible: bool = False
+
+    @model_validator(mode="after")
+    def _one_slot_if_reproducible(self) -> ServerSize:
+        if self.reproducible and self.slots != 1:
+            raise ValueError("a reproducible server has one slot: conversations batched "
+                             "together change each other's replies")
+        return self
 
 
 def machine_cores() -> int:
@@ -89,10 +106,27 @@ def busy_cores() -> float:
 
 def server_size(workers: int = 1) -> ServerSize:
     """The idle cores for one batched decode, and one slot per concurrent rollout (so rollouts
-    keep their own cached prompt); EVOHARNESS_THREADS / EVOHARNESS_SLOTS override."""
+    keep their own cached prompt); EVOHARNESS_THREADS / EVOHARNESS_SLOTS override, and
+    EVOHARNESS_REPRODUCIBLE=1 asks for one slot that serves one conversation at a time."""
     threads = _env_int(THREADS_ENV) or idle_cores()
+    if reproducible(workers):
+        return ServerSize(threads=threads, slots=1, reproducible=True)
     slots = _env_int(SLOTS_ENV) or max(1, workers)
     return ServerSize(threads=threads, slots=min(slots, MAX_SLOTS))
+
+
+def reproducible(workers: int = 1) -> bool:
+    """Whether EVOHARNESS_REPRODUCIBLE asks for a reproducible server (ServerSize): "1" yes, "0"
+    or unset no. Its replies stay reproducible only while one conversation runs at a time, so
+    with more `workers` it is an error, raised before anything runs."""
+    raw = os.environ.get(REPRODUCIBLE_ENV, "").strip()
+    if raw not in ("", "0", "1"):
+        raise EvoError("must be 1 or 0", field=REPRODUCIBLE_ENV, value=raw)
+    if raw == "1" and workers > 1:
+        raise EvoError("reproducible replies need one conversation at a time",
+                       field=REPRODUCIBLE_ENV, value=raw,
+                       hint=f"run with --workers 1 (not {workers}), or unset {REPRODUCIBLE_ENV}")
+    return raw == "1"
 
 
 def _env_int(name: str) -> int | None:
@@ -165,8 +199,17 @@ class SlotBook:
 @dataclass
 class _Served:
     server: Any
+    size: ServerSize
     slots: SlotBook
     watch: StallWatch
+    last_conversation: int | None = None  # the key of the _OnSlot that made the last call
+
+    def reuses_cache(self, conversation: int | None) -> bool:
+        """Whether a call of `conversation` (None: none) may start from the cached prompt; on a
+        reproducible server only one that continues the conversation served last."""
+        follows = conversation is not None and conversation == self.last_conversation
+        self.last_conversation = conversation
+        return follows or not self.size.reproducible
 
 
 @contextmanager
@@ -181,7 +224,7 @@ def _serving(path: Path, size: Callable[[], ServerSize], name: str) -> Iterator[
             if not _servers:
                 atexit.register(_stop_servers)
             sized = size()
-            _servers[path] = _Served(start_server(path, sized), SlotBook(sized.slots),
+            _servers[path] = _Served(start_server(path, sized), sized, SlotBook(sized.slots),
                                      stall_watch(name))
         served = _servers[path]
         _in_flight += 1
@@ -228,6 +271,8 @@ class EmbeddedModel:
         self.workers = workers
         self.compact_json = compact_json
         self.cut_runaways = cut_runaways
+        if size is None:
+            reproducible(workers)  # a conflict with the workers is an error now, not mid-run
         self._size = size
 
     @property
@@ -267,6 +312,7 @@ class EmbeddedModel:
         with _serving(ensure_weights(self.weights), lambda: self.size, self.name) as served:
             if slot is not None and (held := slot.held(served.slots, messages)) is not None:
                 body["id_slot"] = held
+            body["cache_prompt"] = served.reuses_cache(slot.key if slot is not None else None)
             reply = self.complete(served.server, body)
         return reply.model_copy(update={"timings": served.watch.mark(reply.timings,
                                                                      reply.tokens_out)})
@@ -364,8 +410,11 @@ class _OnSlot:
     """One conversation's view of an EmbeddedModel: from its first call it holds a slot of the
     server (SlotBook), given back when the conversation's client is dropped."""
 
+    _keys = itertools.count()  # not id(): a dropped conversation's id can be reused
+
     def __init__(self, model: EmbeddedModel) -> None:
         self.model = model
+        self.key = next(self._keys)
         self.name = model.name
         self.constrains_by_default = model.constrains_by_default
         self._slot: int | None = None

@@ -11,15 +11,18 @@ import textwrap
 import psutil
 import pytest
 from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 
 from agent.clients import EmbeddedModel, make_model
 from agent.clients.embedded import (
     COMPACT_JSON,
     MAX_SLOTS,
+    REPRODUCIBLE_ENV,
     SLOTS_ENV,
     THREADS_ENV,
     ServerSize,
     SlotBook,
+    _Served,
     idle_cores,
     machine_cores,
     server_size,
@@ -126,6 +129,78 @@ def test_the_server_is_sized_from_the_machine_and_the_workers(monkeypatch) -> No
     with pytest.raises(EvoError) as raised:
         server_size()
     assert raised.value.field == THREADS_ENV and raised.value.value == "many"
+
+
+def test_a_reproducible_server_has_one_slot_and_refuses_concurrent_conversations(
+        monkeypatch) -> None:
+    monkeypatch.setenv(THREADS_ENV, "2")
+    monkeypatch.setenv(SLOTS_ENV, "4")
+    monkeypatch.setenv(REPRODUCIBLE_ENV, "1")
+    assert server_size(1) == ServerSize(threads=2, slots=1, reproducible=True)
+    with pytest.raises(EvoError) as raised:
+        EmbeddedModel(workers=2)  # refused when made, before any rollout runs
+    assert raised.value.field == REPRODUCIBLE_ENV and "--workers 1" in raised.value.hint
+    monkeypatch.setenv(REPRODUCIBLE_ENV, "yes")
+    with pytest.raises(EvoError) as raised:
+        server_size(1)
+    assert raised.value.field == REPRODUCIBLE_ENV and raised.value.value == "yes"
+    monkeypatch.setenv(REPRODUCIBLE_ENV, "0")
+    assert server_size(1) == ServerSize(threads=2, slots=4)
+    with pytest.raises(ValidationError, match="one slot"):
+        ServerSize(threads=2, slots=2, reproducible=True)
+
+
+def test_a_reproducible_server_reuses_its_cache_only_for_the_conversation_it_served_last(
+) -> None:
+    def served(reproducible: bool) -> _Served:
+        return _Served(server=None, size=ServerSize(threads=1, slots=1, reproducible=reproducible),
+                       slots=SlotBook(1), watch=None)
+
+    calls = [1, 1, 2, 1, None, None]  # conversation keys, in the order their calls came
+    reproducible, usual = served(True), served(False)
+    assert [reproducible.reuses_cache(key) for key in calls] == [False, True, False, False,
+                                                                  False, False]
+    assert all(usual.reuses_cache(key) for key in calls)
+    model = EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"])
+    assert model.for_rollout("a").key != model.for_rollout("b").key
+
+
+REPRODUCIBLE_REPLIES = textwrap.dedent("""
+    import json
+    from agent.clients.embedded import EmbeddedModel
+    from agent.clients.weights import WEIGHTS
+    from agent.model import Message
+
+    model = EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"])  # sized by EVOHARNESS_REPRODUCIBLE=1
+    system = Message(role="system", content="You are a careful shell agent. " * 40)
+    count = [system, Message(role="user", content="Count the lines of notes.txt.")]
+    rename = [system, Message(role="user", content="Rename every .txt file to .md.")]
+    sampling = dict(temperature=1.0, max_tokens=96, seed=7)
+    alone = model.for_rollout("first").chat(count, **sampling)
+    model.for_rollout("other").chat(rename, **sampling)  # leaves the system prompt cached
+    conversation = model.for_rollout("again")
+    again = conversation.chat(count, **sampling)
+    follow = [*count, Message(role="assistant", content=again.content),
+              Message(role="user", content="Result of shell:\\n12 notes.txt\\n[exit code: 0]")]
+    second = conversation.chat(follow, **sampling)
+    print(json.dumps({"same": alone.content == again.content,
+                      "again_cached": again.timings.tokens_cached,
+                      "second_cached": second.timings.tokens_cached,
+                      "again_in": again.tokens_in}))
+""")
+
+
+@pytest.mark.slow
+def test_real_model_replies_alike_on_a_reproducible_server_whatever_came_before() -> None:
+    """One prompt and seed, first on a fresh server and again after another conversation left
+    part of it cached: the reproducible server prefills it from empty both times (the server's
+    own timings say so) and replies alike; the conversation's next call reads its cache."""
+    done = subprocess.run([sys.executable, "-c", REPRODUCIBLE_REPLIES], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, REPRODUCIBLE_ENV: "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["again_cached"] == 0 and seen["same"], seen
+    assert seen["second_cached"] >= seen["again_in"], seen
 
 
 def test_a_run_sizes_the_embedded_server_by_its_workers(monkeypatch) -> None:
