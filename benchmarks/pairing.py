@@ -18,8 +18,10 @@ inside model calls a rollout), `decode_s_*` and `prefill_s_*` (a rollout), `toke
 model call) and `model_calls_*` (a rollout); then `wall_time`. Rollout results are kept in --dir;
 a run started again skips them.
 
-Run: python benchmarks/pairing.py [--model embedded] [-k 3] [--workers 2] [--task-ids a,b]
-        [--dir DIR] [--tasks SUITE] [--entry ID] [--ways common,independent]
+Run: python benchmarks/pairing.py [--model embedded] [-k 3] [--first-attempt 0] [--workers 2]
+        [--task-ids a,b] [--dir DIR] [--tasks SUITE] [--entry ID] [--ways common,independent]
+With EVOHARNESS_REPRODUCIBLE=1 and --workers 1 the embedded server computes each reply from its
+conversation alone (docs/trial.md), and the arms of a common pair part only where the change acts.
 """
 from __future__ import annotations
 
@@ -61,12 +63,13 @@ def ways(entry: str | None, names: Sequence[str] = WAY_NAMES) -> dict[str, tuple
     return {name: both[name] for name in names}
 
 
-def specs(tasks: list[Task], base: HarnessTree, change: HarnessTree, model: str, k: int,
-          pairings: dict[str, tuple[str, str]]) -> list[RolloutSpec]:
-    """Each way's pairs, attempt by attempt, so early batches cover every task each way."""
+def specs(tasks: list[Task], base: HarnessTree, change: HarnessTree, model: str,
+          attempts: range, pairings: dict[str, tuple[str, str]]) -> list[RolloutSpec]:
+    """Each way's pairs, attempt by attempt, so early batches cover every task each way. A pair's
+    seeds are drawn from its attempt's number: other `attempts` are fresh draws."""
     return [RolloutSpec(run_id="pairing", iteration=0, task=task, split="train", attempt=attempt,
                         harness=harness, model=model, trial_change=change_id, trial_arm=arm)
-            for attempt in range(k) for task in tasks for changes in pairings.values()
+            for attempt in attempts for task in tasks for changes in pairings.values()
             for change_id, arm, harness in zip(changes, ("base", "change"), (base, change))]
 
 
@@ -125,10 +128,10 @@ def report_model_time(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]
 
 
 def run_pairs(executor: Executor, tasks: list[Task], base: HarnessTree, change: HarnessTree,
-              model: str, k: int, out: Path, pairings: dict[str, tuple[str, str]]
+              model: str, attempts: range, out: Path, pairings: dict[str, tuple[str, str]]
               ) -> dict[str, list[tuple[RolloutResult, RolloutResult]]]:
     """Each way's pairs of results, running those not in `out` yet."""
-    planned = specs(tasks, base, change, model, k, pairings)
+    planned = specs(tasks, base, change, model, attempts, pairings)
     todo = [s for s in planned if not (out / f"{s.rollout_id}.json").is_file()]
     execute(executor, todo, out, progress=lambda r: print(
         f"  {r.rollout_id}: {r.outcome.value} ({r.duration_s:.0f} s)", file=sys.stderr,
@@ -161,6 +164,9 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="embedded")
     parser.add_argument("-k", type=int, default=3, help="pairs per task, each way")
+    parser.add_argument("--first-attempt", type=int, default=0,
+                        help="number the pairs' attempts from here: fresh sampling seeds for a "
+                             "replication (default 0)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--tasks", type=Path, default=SUITE)
     parser.add_argument("--task-ids", type=comma_list, default=None,
@@ -173,6 +179,9 @@ def main() -> None:
     args = parser.parse_args()
     if not args.ways or set(args.ways) - set(WAY_NAMES):
         parser.error(f"--ways: {','.join(args.ways) or 'nothing'}; name common and/or independent")
+    if args.k < 1 or args.first_attempt < 0:
+        parser.error(f"-k {args.k} --first-attempt {args.first_attempt}: k counts from 1, "
+                     "attempts from 0")
     train = [task for task, split in load_suite(args.tasks).items() if split == "train"]
     unknown = set(args.task_ids or ()) - {task.id for task in train}
     if unknown:
@@ -189,7 +198,8 @@ def main() -> None:
         change = with_entry(repo, args.entry) if args.entry else base
         executor = make_executor("local", workers=args.workers, rollout_timeout=None,
                                  unsafe_no_sandbox=False)
-        results = run_pairs(executor, tasks, base, change, args.model, args.k,
+        attempts = range(args.first_attempt, args.first_attempt + args.k)
+        results = run_pairs(executor, tasks, base, change, args.model, attempts,
                             where / "rollouts", ways(args.entry, args.ways))
     print(f"pairs: {len(tasks) * args.k} each way ({len(tasks)} tasks x {args.k})")
     for way, pairs in results.items():

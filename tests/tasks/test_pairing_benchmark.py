@@ -12,7 +12,7 @@ import pytest
 
 from agent.clients.scripted import json_action
 from agent.model import ModelReply
-from benchmarks.pairing import report, run_pairs, with_entry
+from benchmarks.pairing import first_reply, report, run_pairs, with_entry
 from benchmarks.pairing import ways as pairing_ways
 from tasks.executor import HarnessTree, LocalExecutor
 from tasks.runner import require_sandbox
@@ -46,7 +46,8 @@ def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp
     out = tmp_path / "rollouts"
     out.mkdir()
     seed = HarnessTree.at(repo, "seed")
-    ways = run_pairs(executor, tasks, seed, seed, "seed-writer", 2, out, pairing_ways(None))
+    ways = run_pairs(executor, tasks, seed, seed, "seed-writer", range(2), out,
+                     pairing_ways(None))
     assert {way: len(pairs) for way, pairs in ways.items()} == {"common": 4, "independent": 4}
     for way, pairs in ways.items():
         for base, change in pairs:
@@ -64,8 +65,14 @@ def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp
     assert "discordant_common: 0/4 pairs" in printed
     assert "aa_gain_common: +0.0 [" in printed and "points over 2 tasks" in printed
     assert len(list(out.glob("*.json"))) == 16
-    again = run_pairs(executor, tasks, seed, seed, "seed-writer", 2, out, pairing_ways(None))
+    again = run_pairs(executor, tasks, seed, seed, "seed-writer", range(2), out,
+                     pairing_ways(None))
     assert again == ways  # a run started again reads what is there and runs nothing new
+    later = run_pairs(executor, tasks, seed, seed, "seed-writer", range(2, 3), out,
+                      pairing_ways(None, ["common"]))["common"]
+    assert {base.attempt for base, _ in later} == {2}  # fresh attempts: fresh seeds
+    seeds = {first_reply(base) for pairs in (ways["common"], later) for base, _ in pairs}
+    assert len(seeds) == 6
 
 
 class PromptReader:
@@ -93,7 +100,7 @@ def test_an_entry_runs_in_the_change_arm_only_and_each_arm_reports_its_model_tim
     out = tmp_path / "rollouts"
     out.mkdir()
     pairings = pairing_ways("terse-actions", ["common"])
-    ways = run_pairs(executor, tasks, seed, terse, "prompt-reader", 1, out, pairings)
+    ways = run_pairs(executor, tasks, seed, terse, "prompt-reader", range(1), out, pairings)
     [pairs] = ways.values()
     for base, change in pairs:
         commands = [[e.content for e in r.events if e.kind == "tool_result"][0]
@@ -108,10 +115,11 @@ def test_an_entry_runs_in_the_change_arm_only_and_each_arm_reports_its_model_tim
     assert "decode_s_common: n/a" in printed  # the double reports no server timings
 
 
-def test_an_unknown_task_id_or_way_is_refused_before_anything_runs(tmp_path):
+def test_an_unknown_task_id_way_or_attempt_is_refused_before_anything_runs(tmp_path):
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "pairing.py"
     for option, value, said in [("--task-ids", "no-such-task", "no train task no-such-task"),
-                                ("--ways", "both", "--ways: both")]:
+                                ("--ways", "both", "--ways: both"),
+                                ("--first-attempt", "-1", "attempts from 0")]:
         done = subprocess.run([sys.executable, str(script), "--tasks", str(SUITE), "--dir",
                                str(tmp_path / "run"), option, value],
                               capture_output=True, text=True)
