@@ -12,14 +12,18 @@ entry whose claim is speed, what it costs or saves in model time beside what it 
 
 Prints `pairs`, then for each way: `first_reply_same_*` (pairs whose first model reply is
 identical), `outcome_same_*`, `discordant_*`, `pass_rate_*` (both arms), `aa_gain_*` (the A/A
-gain over tasks with its 95% interval, evolve/compare.py, as a trial reports its effect; `gain_*`
-with an entry), and each arm's model time from the server's own timings: `model_s_*` (seconds
+gain over tasks with its interval, evolve/compare.py, as a trial reports its effect; `gain_*`
+with an entry), `*_pairs_*` (the same gain over pairs, these tasks held fixed, with Newcombe's
+interval, evolve/compare.py's pair_interval), `sign_test_*` (the discordant pairs' exact one-sided
+p), both intervals at --confidence (default 0.95), and each arm's model time from the server's
+own timings: `model_s_*` (seconds
 inside model calls a rollout), `decode_s_*` and `prefill_s_*` (a rollout), `tokens_out_*` (a
 model call) and `model_calls_*` (a rollout); then `wall_time`. Rollout results are kept in --dir;
 a run started again skips them.
 
 Run: python benchmarks/pairing.py [--model embedded] [-k 3] [--first-attempt 0] [--workers 2]
         [--task-ids a,b] [--dir DIR] [--tasks SUITE] [--entry ID] [--ways common,independent]
+        [--confidence 0.95]
 With EVOHARNESS_REPRODUCIBLE=1 and --workers 1 the embedded server computes each reply from its
 conversation alone (docs/trial.md), and the arms of a common pair part only where the change acts.
 """
@@ -37,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agent.events import ModelTotals  # noqa: E402
-from evolve.compare import compare  # noqa: E402
+from evolve.compare import compare, pair_interval  # noqa: E402
 from evolve.library.starter import starter_entries  # noqa: E402
 from evoharness.text import comma_list  # noqa: E402
 from manifests.history import TaskCounts  # noqa: E402
@@ -77,8 +81,8 @@ def first_reply(result: RolloutResult) -> str | None:
     return next((e.content for e in result.events if e.kind == "model_call"), None)
 
 
-def report(way: str, pairs: list[tuple[RolloutResult, RolloutResult]], gain_name: str = "aa_gain"
-           ) -> None:
+def report(way: str, pairs: list[tuple[RolloutResult, RolloutResult]], gain_name: str = "aa_gain",
+           confidence: float = 0.95) -> None:
     n = len(pairs)
     same_first = sum(first_reply(a) == first_reply(b) for a, b in pairs)
     passed = [(a.outcome.value == "pass", b.outcome.value == "pass") for a, b in pairs]
@@ -93,10 +97,16 @@ def report(way: str, pairs: list[tuple[RolloutResult, RolloutResult]], gain_name
         wins = Counter(base.task_id for (base, _), both in zip(pairs, passed) if both[side])
         return {task: TaskCounts(passes=wins[task], total=n) for task, n in totals.items()}
 
-    gain = compare("base", arm(0), "change", arm(1), confidence=0.95)
+    level = f"{100 * confidence:.4g}%"
+    gain = compare("base", arm(0), "change", arm(1), confidence=confidence)
     if gain.lo is not None:
         print(f"{gain_name}_{way}: {gain.mean * 100:+.1f} [{gain.lo * 100:+.1f}, "
-              f"{gain.hi * 100:+.1f}] points over {len(totals)} tasks")
+              f"{gain.hi * 100:+.1f}] points over {len(totals)} tasks ({level})")
+    paired = pair_interval(passed, confidence=confidence)
+    print(f"{gain_name}_pairs_{way}: {paired.mean * 100:+.1f} [{paired.lo * 100:+.1f}, "
+          f"{paired.hi * 100:+.1f}] points over {n} pairs ({level}, these tasks)")
+    print(f"sign_test_{way}: {paired.wins} wins, {paired.losses} losses, "
+          f"p = {paired.sign_test_p():.2g} (exact, one-sided)")
     report_model_time(way, pairs)
 
 
@@ -176,9 +186,13 @@ def main() -> None:
                         help="the change arm: the seed with this starter entry (default: the seed)")
     parser.add_argument("--ways", type=comma_list, default=list(WAY_NAMES),
                         help="common, independent or both (default both)")
+    parser.add_argument("--confidence", type=float, default=0.95,
+                        help="of both intervals, over tasks and over pairs (default 0.95)")
     args = parser.parse_args()
     if not args.ways or set(args.ways) - set(WAY_NAMES):
         parser.error(f"--ways: {','.join(args.ways) or 'nothing'}; name common and/or independent")
+    if not 0 < args.confidence < 1:
+        parser.error(f"--confidence {args.confidence}: a level between 0 and 1, e.g. 0.99")
     if args.k < 1 or args.first_attempt < 0:
         parser.error(f"-k {args.k} --first-attempt {args.first_attempt}: k counts from 1, "
                      "attempts from 0")
@@ -203,7 +217,7 @@ def main() -> None:
                             where / "rollouts", ways(args.entry, args.ways))
     print(f"pairs: {len(tasks) * args.k} each way ({len(tasks)} tasks x {args.k})")
     for way, pairs in results.items():
-        report(way, pairs, "gain" if args.entry else "aa_gain")
+        report(way, pairs, "gain" if args.entry else "aa_gain", args.confidence)
     print(f"wall_time: {time.monotonic() - started:.0f} s")
 
 

@@ -19,15 +19,24 @@ the runner's reruns) is shown, and a B whose infra-error rate is higher than A's
 whatever its pass rates say. Any rise, not a significant one: a harness that turned some of its
 failures into infra errors would gain in pass rate exactly what it hid, so a test that let a few
 through would let a few failures go unscored; a rollout left an infra error after its reruns is
-rare enough that the rule costs an honest harness little."""
+rare enough that the rule costs an honest harness little.
+
+`pair_interval` asks the narrower question a trial asks: did B raise the pass rate on these tasks,
+held fixed? Its unit is the pair (the i-th rollout of a task under A and under B, run on common
+sampling seeds), as in the trial's sign test, and its interval is Newcombe's (1998, method 10:
+the two arms' Wilson intervals combined through the pairs' correlation). It assumes the pairs are
+alike; pairs from tasks that differ (one passes always, one never) only make it wider than the
+truth, because the spread of the tasks' own gains then counts as noise. It says nothing about a
+task not in the trial; `compare` does."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evoharness.errors import EvoError
 from manifests.history import TaskCounts
 
 METHOD = ("paired by task; mean of per-task pass-rate differences; Student t interval over tasks "
@@ -141,6 +150,69 @@ def compare(a: str, a_counts: Mapping[str, TaskCounts], b: str,
     lo, hi = max(-1.0, mean - half), min(1.0, mean + half)
     verdict: Verdict = "worse" if rose or hi < 0 else "better" if lo > 0 else "no difference shown"
     return Comparison(**common, mean=mean, lo=lo, hi=hi, se=se, verdict=verdict)
+
+
+class PairInterval(BaseModel):
+    """B's pass rate minus A's over paired rollouts, with Newcombe's interval and the pairs it
+    rests on: wins (B passed, A failed), losses (the other way) and all pairs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pairs: int = Field(gt=0)
+    wins: int = Field(ge=0)
+    losses: int = Field(ge=0)
+    confidence: float
+    mean: float
+    lo: float
+    hi: float
+
+    def sign_test_p(self) -> float:
+        """The exact one-sided sign test (McNemar) of "B raises no pass rate": the chance of this
+        many wins or more among the discordant pairs if each were a coin toss."""
+        from scipy.stats import binomtest
+
+        discordant = self.wins + self.losses
+        return binomtest(self.wins, discordant, alternative="greater").pvalue if discordant else 1.0
+
+
+def pair_interval(passed: Sequence[tuple[bool, bool]], *, confidence: float) -> PairInterval:
+    """B - A over `passed`, one (A passed, B passed) per pair (see the module's docstring)."""
+    from scipy.stats import binomtest
+
+    n = len(passed)
+    if n == 0:
+        raise EvoError("no pairs to compare", field="passed", value=0)
+    both = sum(a and b for a, b in passed)
+    wins = sum(b and not a for a, b in passed)
+    losses = sum(a and not b for a, b in passed)
+    neither = n - both - wins - losses
+    rate_a, rate_b = (both + losses) / n, (both + wins) / n
+
+    def wilson(passes: int) -> tuple[float, float]:
+        ci = binomtest(passes, n).proportion_ci(confidence_level=confidence, method="wilson")
+        return ci.low, ci.high
+
+    (lo_a, hi_a), (lo_b, hi_b) = wilson(both + losses), wilson(both + wins)
+    phi = _continuity_corrected_phi(both, wins, losses, neither)
+    below_b, above_a = rate_b - lo_b, hi_a - rate_a
+    above_b, below_a = hi_b - rate_b, rate_a - lo_a
+    mean = rate_b - rate_a
+    lo = mean - math.sqrt(below_b ** 2 - 2 * phi * below_b * above_a + above_a ** 2)
+    hi = mean + math.sqrt(below_a ** 2 - 2 * phi * below_a * above_b + above_b ** 2)
+    return PairInterval(pairs=n, wins=wins, losses=losses, confidence=confidence, mean=mean,
+                        lo=max(-1.0, lo), hi=min(1.0, hi))
+
+
+def _continuity_corrected_phi(both: int, wins: int, losses: int, neither: int) -> float:
+    """The pairs' phi correlation as Newcombe's method 10 takes it: a positive association is
+    shrunk by half a pair per pair (n/2) and never below 0; no margin, no correlation."""
+    n = both + wins + losses + neither
+    margins = (both + wins) * (losses + neither) * (both + losses) * (wins + neither)
+    if not margins:
+        return 0.0
+    cross = both * neither - wins * losses
+    corrected = cross - n / 2 if cross > n / 2 else min(cross, 0)
+    return corrected / math.sqrt(margins)
 
 
 def rollout_se(pairs: list[TaskPair]) -> float:

@@ -63,7 +63,10 @@ def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp
     assert "first_reply_same_common: 4/4 pairs" in printed
     assert "first_reply_same_independent: 0/4 pairs" in printed
     assert "discordant_common: 0/4 pairs" in printed
-    assert "aa_gain_common: +0.0 [" in printed and "points over 2 tasks" in printed
+    assert "aa_gain_common: +0.0 [" in printed and "points over 2 tasks (95%)" in printed
+    assert "aa_gain_pairs_common: +0.0 [" in printed
+    assert "points over 4 pairs (95%, these tasks)" in printed
+    assert "sign_test_common: 0 wins, 0 losses, p = 1 (exact, one-sided)" in printed
     assert len(list(out.glob("*.json"))) == 16
     again = run_pairs(executor, tasks, seed, seed, "seed-writer", range(2), out,
                      pairing_ways(None))
@@ -115,11 +118,12 @@ def test_an_entry_runs_in_the_change_arm_only_and_each_arm_reports_its_model_tim
     assert "decode_s_common: n/a" in printed  # the double reports no server timings
 
 
-def test_an_unknown_task_id_way_or_attempt_is_refused_before_anything_runs(tmp_path):
+def test_an_unknown_task_id_way_attempt_or_level_is_refused_before_anything_runs(tmp_path):
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "pairing.py"
     for option, value, said in [("--task-ids", "no-such-task", "no train task no-such-task"),
                                 ("--ways", "both", "--ways: both"),
-                                ("--first-attempt", "-1", "attempts from 0")]:
+                                ("--first-attempt", "-1", "attempts from 0"),
+                                ("--confidence", "95", "a level between 0 and 1")]:
         done = subprocess.run([sys.executable, str(script), "--tasks", str(SUITE), "--dir",
                                str(tmp_path / "run"), option, value],
                               capture_output=True, text=True)
