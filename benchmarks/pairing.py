@@ -9,6 +9,7 @@ what widens its interval over tasks.
 With `--entry ID` the change arm is the seed with that starter entry applied (an A/B of a fixed
 size, every task paired k times, where a trial would stop as soon as its answer is clear): for an
 entry whose claim is speed, what it costs or saves in model time beside what it does to passing.
+`--task-ids` may name held-out tasks too: an entry tried on tasks it was not designed on.
 
 Prints `pairs`, then for each way: `first_reply_same_*` (pairs whose first model reply is
 identical), `outcome_same_*`, `discordant_*`, `pass_rate_*` (both arms), `aa_gain_*` (the A/A
@@ -34,7 +35,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,13 +68,15 @@ def ways(entry: str | None, names: Sequence[str] = WAY_NAMES) -> dict[str, tuple
     return {name: both[name] for name in names}
 
 
-def specs(tasks: list[Task], base: HarnessTree, change: HarnessTree, model: str,
+def specs(tasks: Mapping[Task, str], base: HarnessTree, change: HarnessTree, model: str,
           attempts: range, pairings: dict[str, tuple[str, str]]) -> list[RolloutSpec]:
-    """Each way's pairs, attempt by attempt, so early batches cover every task each way. A pair's
-    seeds are drawn from its attempt's number: other `attempts` are fresh draws."""
-    return [RolloutSpec(run_id="pairing", iteration=0, task=task, split="train", attempt=attempt,
+    """Each way's pairs, attempt by attempt, so early batches cover every task (task -> its
+    split) each way. A pair's seeds are drawn from its attempt's number: other `attempts` are
+    fresh draws."""
+    return [RolloutSpec(run_id="pairing", iteration=0, task=task, split=split, attempt=attempt,
                         harness=harness, model=model, trial_change=change_id, trial_arm=arm)
-            for attempt in attempts for task in tasks for changes in pairings.values()
+            for attempt in attempts for task, split in tasks.items()
+            for changes in pairings.values()
             for change_id, arm, harness in zip(changes, ("base", "change"), (base, change))]
 
 
@@ -137,8 +140,9 @@ def report_model_time(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]
     line("model_calls", per_rollout(0, "model_calls"), per_rollout(1, "model_calls"), "a rollout")
 
 
-def run_pairs(executor: Executor, tasks: list[Task], base: HarnessTree, change: HarnessTree,
-              model: str, attempts: range, out: Path, pairings: dict[str, tuple[str, str]]
+def run_pairs(executor: Executor, tasks: Mapping[Task, str], base: HarnessTree,
+              change: HarnessTree, model: str, attempts: range, out: Path,
+              pairings: dict[str, tuple[str, str]]
               ) -> dict[str, list[tuple[RolloutResult, RolloutResult]]]:
     """Each way's pairs of results, running those not in `out` yet."""
     planned = specs(tasks, base, change, model, attempts, pairings)
@@ -180,7 +184,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--tasks", type=Path, default=SUITE)
     parser.add_argument("--task-ids", type=comma_list, default=None,
-                        help="default: the suite's one-step train tasks")
+                        help="train or held-out tasks (default: the one-step train tasks)")
     parser.add_argument("--dir", type=Path, default=None, help="keep results here (resumable)")
     parser.add_argument("--entry", default=None,
                         help="the change arm: the seed with this starter entry (default: the seed)")
@@ -196,12 +200,13 @@ def main() -> None:
     if args.k < 1 or args.first_attempt < 0:
         parser.error(f"-k {args.k} --first-attempt {args.first_attempt}: k counts from 1, "
                      "attempts from 0")
-    train = [task for task, split in load_suite(args.tasks).items() if split == "train"]
-    unknown = set(args.task_ids or ()) - {task.id for task in train}
+    suite = load_suite(args.tasks)
+    unknown = set(args.task_ids or ()) - {task.id for task in suite}
     if unknown:
-        parser.error(f"--task-ids: no train task {', '.join(sorted(unknown))} in {args.tasks}")
-    tasks = [task for task in train if (task.id in args.task_ids if args.task_ids
-                                        else "one-step" in task.config.metadata.tags)]
+        parser.error(f"--task-ids: no task {', '.join(sorted(unknown))} in {args.tasks}")
+    tasks = {task: split for task, split in suite.items()
+             if (task.id in args.task_ids if args.task_ids
+                 else split == "train" and "one-step" in task.config.metadata.tags)}
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="pairing-") as scratch:
         where = args.dir or Path(scratch)

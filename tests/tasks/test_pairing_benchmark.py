@@ -1,7 +1,8 @@
 """benchmarks/pairing.py with a model that writes its sampling seed into its reply: the arms of a
 pair with common seeds reply alike, call by call, and with independent seeds never, through the
-real executor and sandbox; the report counts what it says. With an entry, only the change arm
-runs it, and each arm's model time is reported; a bad option is refused before anything runs."""
+real executor and sandbox, on train and held-out tasks alike; the report counts what it says.
+With an entry, only the change arm runs it, and each arm's model time is reported; a bad option
+is refused before anything runs."""
 from __future__ import annotations
 
 import subprocess
@@ -39,7 +40,8 @@ class SeedWriter:
 
 
 def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp_path, capsys):
-    tasks = [task for task, _ in load_suite(SUITE).items()][:2]
+    tasks = {task: split for task, split in load_suite(SUITE).items()
+             if task.id in ("write-alpha", "write-gamma")}  # a train and a held-out task
     repo = HarnessRepo.create(tmp_path / "seed")
     executor = LocalExecutor(workers=2, rollout_timeout=None, sandbox_factory=require_sandbox(),
                              model_factory=lambda spec: SeedWriter())
@@ -49,10 +51,13 @@ def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp
     ways = run_pairs(executor, tasks, seed, seed, "seed-writer", range(2), out,
                      pairing_ways(None))
     assert {way: len(pairs) for way, pairs in ways.items()} == {"common": 4, "independent": 4}
+    tasks_split = {task.id: split for task, split in tasks.items()}
+    assert sorted(tasks_split.values()) == ["heldout", "train"]
     for way, pairs in ways.items():
         for base, change in pairs:
             assert (base.trial_arm, change.trial_arm, base.task_id) == ("base", "change",
                                                                        change.task_id)
+            assert base.split == change.split == tasks_split[base.task_id]
             calls = [[e.content for e in r.events if e.kind == "model_call"]
                      for r in (base, change)]
             assert len(calls[0]) == len(calls[1]) == 2
@@ -94,7 +99,7 @@ class PromptReader:
 
 def test_an_entry_runs_in_the_change_arm_only_and_each_arm_reports_its_model_time(
         tmp_path, capsys):
-    tasks = [task for task, _ in load_suite(SUITE).items()][:2]
+    tasks = dict(list(load_suite(SUITE).items())[:2])
     repo = HarnessRepo.create(tmp_path / "seed")
     seed, terse = HarnessTree.at(repo, "seed"), with_entry(repo, "terse-actions")
     assert with_entry(repo, "terse-actions") == terse  # a run started again reuses the commit
@@ -120,7 +125,7 @@ def test_an_entry_runs_in_the_change_arm_only_and_each_arm_reports_its_model_tim
 
 def test_an_unknown_task_id_way_attempt_or_level_is_refused_before_anything_runs(tmp_path):
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "pairing.py"
-    for option, value, said in [("--task-ids", "no-such-task", "no train task no-such-task"),
+    for option, value, said in [("--task-ids", "no-such-task", "no task no-such-task"),
                                 ("--ways", "both", "--ways: both"),
                                 ("--first-attempt", "-1", "attempts from 0"),
                                 ("--confidence", "95", "a level between 0 and 1")]:
