@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,14 +68,14 @@ def ways(entry: str | None, names: Sequence[str] = WAY_NAMES) -> dict[str, tuple
     return {name: both[name] for name in names}
 
 
-def specs(tasks: Mapping[Task, str], base: HarnessTree, change: HarnessTree, model: str,
+def specs(tasks: Sequence[tuple[Task, str]], base: HarnessTree, change: HarnessTree, model: str,
           attempts: range, pairings: dict[str, tuple[str, str]]) -> list[RolloutSpec]:
-    """Each way's pairs, attempt by attempt, so early batches cover every task (task -> its
-    split) each way. A pair's seeds are drawn from its attempt's number: other `attempts` are
+    """Each way's pairs, attempt by attempt, so early batches cover every (task, split) each
+    way. A pair's seeds are drawn from its attempt's number: other `attempts` are
     fresh draws."""
     return [RolloutSpec(run_id="pairing", iteration=0, task=task, split=split, attempt=attempt,
                         harness=harness, model=model, trial_change=change_id, trial_arm=arm)
-            for attempt in attempts for task, split in tasks.items()
+            for attempt in attempts for task, split in tasks
             for changes in pairings.values()
             for change_id, arm, harness in zip(changes, ("base", "change"), (base, change))]
 
@@ -140,7 +140,7 @@ def report_model_time(way: str, pairs: list[tuple[RolloutResult, RolloutResult]]
     line("model_calls", per_rollout(0, "model_calls"), per_rollout(1, "model_calls"), "a rollout")
 
 
-def run_pairs(executor: Executor, tasks: Mapping[Task, str], base: HarnessTree,
+def run_pairs(executor: Executor, tasks: Sequence[tuple[Task, str]], base: HarnessTree,
               change: HarnessTree, model: str, attempts: range, out: Path,
               pairings: dict[str, tuple[str, str]]
               ) -> dict[str, list[tuple[RolloutResult, RolloutResult]]]:
@@ -201,12 +201,12 @@ def main() -> None:
         parser.error(f"-k {args.k} --first-attempt {args.first_attempt}: k counts from 1, "
                      "attempts from 0")
     suite = load_suite(args.tasks)
-    unknown = set(args.task_ids or ()) - {task.id for task in suite}
+    unknown = set(args.task_ids or ()) - {task.id for task, _ in suite.items()}
     if unknown:
         parser.error(f"--task-ids: no task {', '.join(sorted(unknown))} in {args.tasks}")
-    tasks = {task: split for task, split in suite.items()
+    tasks = [(task, split) for task, split in suite.items()
              if (task.id in args.task_ids if args.task_ids
-                 else split == "train" and "one-step" in task.config.metadata.tags)}
+                 else split == "train" and "one-step" in task.config.metadata.tags)]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="pairing-") as scratch:
         where = args.dir or Path(scratch)

@@ -40,8 +40,8 @@ class SeedWriter:
 
 
 def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp_path, capsys):
-    tasks = {task: split for task, split in load_suite(SUITE).items()
-             if task.id in ("write-alpha", "write-gamma")}  # a train and a held-out task
+    tasks = [(task, split) for task, split in load_suite(SUITE).items()
+             if task.id in ("write-alpha", "write-gamma")]  # a train and a held-out task
     repo = HarnessRepo.create(tmp_path / "seed")
     executor = LocalExecutor(workers=2, rollout_timeout=None, sandbox_factory=require_sandbox(),
                              model_factory=lambda spec: SeedWriter())
@@ -51,7 +51,7 @@ def test_common_seeds_pair_the_arms_call_by_call_and_independent_ones_do_not(tmp
     ways = run_pairs(executor, tasks, seed, seed, "seed-writer", range(2), out,
                      pairing_ways(None))
     assert {way: len(pairs) for way, pairs in ways.items()} == {"common": 4, "independent": 4}
-    tasks_split = {task.id: split for task, split in tasks.items()}
+    tasks_split = {task.id: split for task, split in tasks}
     assert sorted(tasks_split.values()) == ["heldout", "train"]
     for way, pairs in ways.items():
         for base, change in pairs:
@@ -99,7 +99,7 @@ class PromptReader:
 
 def test_an_entry_runs_in_the_change_arm_only_and_each_arm_reports_its_model_time(
         tmp_path, capsys):
-    tasks = dict(list(load_suite(SUITE).items())[:2])
+    tasks = load_suite(SUITE).items()[:2]
     repo = HarnessRepo.create(tmp_path / "seed")
     seed, terse = HarnessTree.at(repo, "seed"), with_entry(repo, "terse-actions")
     assert with_entry(repo, "terse-actions") == terse  # a run started again reuses the commit
