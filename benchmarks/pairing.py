@@ -17,10 +17,9 @@ gain over tasks with its interval, evolve/compare.py, as a trial reports its eff
 with an entry), `*_pairs_*` (the same gain over pairs, these tasks held fixed, with Newcombe's
 interval, evolve/compare.py's pair_interval), `sign_test_*` (the discordant pairs' exact one-sided
 p), both intervals at --confidence (default 0.95), and each arm's model time from the server's
-own timings: `model_s_*` (seconds
-inside model calls a rollout), `decode_s_*` and `prefill_s_*` (a rollout), `tokens_out_*` (a
-model call) and `model_calls_*` (a rollout); then `wall_time`. Rollout results are kept in --dir;
-a run started again skips them.
+own timings: `model_s_*` (seconds inside model calls a rollout), `decode_s_*` and `prefill_s_*`
+(a rollout), `tokens_out_*` (a model call) and `model_calls_*` (a rollout); then `wall_time`.
+Rollout results are kept in --dir; a run started again skips them.
 
 Run: python benchmarks/pairing.py [--model embedded] [-k 3] [--first-attempt 0] [--workers 2]
         [--task-ids a,b] [--dir DIR] [--tasks SUITE] [--entry ID] [--ways common,independent]
@@ -71,8 +70,7 @@ def ways(entry: str | None, names: Sequence[str] = WAY_NAMES) -> dict[str, tuple
 def specs(tasks: Sequence[tuple[Task, str]], base: HarnessTree, change: HarnessTree, model: str,
           attempts: range, pairings: dict[str, tuple[str, str]]) -> list[RolloutSpec]:
     """Each way's pairs, attempt by attempt, so early batches cover every (task, split) each
-    way. A pair's seeds are drawn from its attempt's number: other `attempts` are
-    fresh draws."""
+    way. A pair's seeds are drawn from its attempt's number: other `attempts` are fresh draws."""
     return [RolloutSpec(run_id="pairing", iteration=0, task=task, split=split, attempt=attempt,
                         harness=harness, model=model, trial_change=change_id, trial_arm=arm)
             for attempt in attempts for task, split in tasks
