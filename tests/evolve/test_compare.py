@@ -127,7 +127,8 @@ def test_pair_interval_narrows_with_pairs_and_widens_with_confidence():
     large = pair_interval(pairs(50, 18, 0, 60), confidence=0.95)
     assert strict.lo < small.lo < small.mean < small.hi < strict.hi
     assert small.lo < large.lo and large.hi < small.hi
-    assert pair_interval([(True, True)] * 3, confidence=0.95).hi < 1  # no pair moved: ~0
+    unmoved = pair_interval([(True, True)] * 3, confidence=0.95)  # no pair moved
+    assert unmoved.mean == 0 and unmoved.lo == -unmoved.hi and 0 < unmoved.hi < 1
     with pytest.raises(EvoError, match="no pairs"):
         pair_interval([], confidence=0.95)
 
