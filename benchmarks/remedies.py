@@ -8,9 +8,11 @@ alpha 0.05, then the regression screen) runs in the same rounds, so load and mod
 arms alike. A run directory (--dir) keeps everything and resumes where a killed run stopped;
 `evoharness manifest show DIR` shows each trial task by task.
 
-Prints per entry `effect_ENTRY: +x [lo, hi] points` (the trial's mean gain on its cued tasks, with
-the paired interval over tasks at 95%; a trial stops once its result is clear, so a kept entry's
-effect tends to be overstated, its p-value is exact), `decision_ENTRY: keep|revert (...)`,
+Prints per entry `effect_ENTRY: +x [lo, hi] points (LEVEL over pairs)` (the trial's gain on its
+cued tasks over its pairs, with Newcombe's pair interval at 1 - 0.05 / L for the L looks the trial
+could have stopped at, so it holds at the look that stopped it: evolve/library/filing.py
+`effect_interval`; the point estimate of a trial stopped early for a gain tends to overstate it,
+its p-value is exact), `decision_ENTRY: keep|revert (...)`,
 `reason_ENTRY` (the trial's own words: which bound stopped it) and `rollouts_ENTRY`; then the
 baseline's figures and `wall_time`.
 
@@ -128,8 +130,10 @@ def report(run: Run, entries: list[LibraryEntry], applied: dict[str, str], start
         effect = "n/a" if numbers.effect is None else f"{100 * numbers.effect:+.1f}"
         interval = ("" if numbers.lo is None else
                     f" [{100 * numbers.lo:+.1f}, {100 * numbers.hi:+.1f}]")
+        level = ("" if numbers.confidence is None else
+                 f" ({100 * numbers.confidence:.4g}% over {numbers.interval_over})")
         tasks = ", ".join(p.task_id for p in record.entry.predicted_fixes)
-        print(f"effect_{entry}: {effect}{interval} points")
+        print(f"effect_{entry}: {effect}{interval} points{level}")
         verdict = judgement.verdict
         print(f"decision_{entry}: {record.decision} ({record.verdict}; p = {numbers.p_value:.3g}; "
               f"{counted(verdict.wins, 'win')}, {counted(verdict.losses, 'loss', 'losses')} "

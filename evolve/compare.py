@@ -177,15 +177,25 @@ class PairInterval(BaseModel):
 
 def pair_interval(passed: Sequence[tuple[bool, bool]], *, confidence: float) -> PairInterval:
     """B - A over `passed`, one (A passed, B passed) per pair (see the module's docstring)."""
-    from scipy.stats import binomtest
-
-    n = len(passed)
-    if n == 0:
-        raise EvoError("no pairs to compare", field="passed", value=0)
     both = sum(a and b for a, b in passed)
     wins = sum(b and not a for a, b in passed)
     losses = sum(a and not b for a, b in passed)
-    neither = n - both - wins - losses
+    return pair_interval_of_counts(both, wins, losses, len(passed) - both - wins - losses,
+                                   confidence=confidence)
+
+
+def pair_interval_of_counts(both: int, wins: int, losses: int, neither: int, *,
+                            confidence: float) -> PairInterval:
+    """`pair_interval` from the pairs' four counts: both passed, only B (wins), only A (losses),
+    neither."""
+    from scipy.stats import binomtest
+
+    counts = dict(both=both, wins=wins, losses=losses, neither=neither)
+    if min(counts.values()) < 0:
+        raise EvoError("pair counts must not be negative", field="passed", value=counts)
+    n = sum(counts.values())
+    if n == 0:
+        raise EvoError("no pairs to compare", field="passed", value=0)
     rate_a, rate_b = (both + losses) / n, (both + wins) / n
 
     def wilson(passes: int) -> tuple[float, float]:

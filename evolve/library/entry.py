@@ -27,8 +27,10 @@ class Cue(BaseModel):
 
 class Numbers(BaseModel):
     """A trial's figures: the effect on the change's predicted-fix tasks (change arm - base arm
-    pass rate over the trial's pairs, mean over tasks; the interval as evolve/compare.py computes
-    it, when two or more tasks were paired), the rollouts its decision used, and its p-value."""
+    pass rate over the trial's pairs, mean over tasks), its interval, the rollouts its decision
+    used, and its p-value. `interval_over`: "pairs" = over the probe's pairs, holding at every
+    look (filing.effect_interval); "tasks" = Student's t over the tasks (evolve/compare.py), how
+    trials filed before this field existed were read."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -38,6 +40,7 @@ class Numbers(BaseModel):
     lo: float | None = None
     hi: float | None = None
     confidence: float | None = None
+    interval_over: Literal["pairs", "tasks"] = "tasks"
     rollouts: int = 0
     p_value: float | None = None
     reason: str = ""
@@ -113,7 +116,8 @@ class LibraryEntry(BaseModel):
             n = t.numbers
             effect = "n/a" if n.effect is None else f"{100 * n.effect:+.1f} points"
             if n.lo is not None:
-                effect += f" [{100 * n.lo:+.1f}, {100 * n.hi:+.1f}] ({100 * n.confidence:.4g}%)"
+                effect += (f" [{100 * n.lo:+.1f}, {100 * n.hi:+.1f}] ({100 * n.confidence:.4g}% "
+                           f"over {n.interval_over})")
             lines.append(f"- {t.decision} ({n.verdict}, {n.method}) in run {t.run_id} "
                          f"(change {t.change_id}, {'applied from the library' if t.applied else 'made there'}): "
                          f"model {t.model}, suite {t.suite}; effect on its predicted tasks {effect}; "

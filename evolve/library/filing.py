@@ -16,12 +16,14 @@ from pydantic import BaseModel, Field
 
 from evolve.agent.change import LIBRARY_TRAILER
 from evolve.agent.tidy import edits_as_meant
-from evolve.compare import compare
+from evolve.compare import PairInterval, bonferroni, pair_interval_of_counts
 from evolve.ledger import RunLedger, RunPaths
 from evolve.report.data import commit_diff
 from evolve.run import read_run
 from manifests.judgement import PAIRED_TRIAL, Judgement
+from manifests.probe import plan_probe
 from manifests.record import ChangeRecord
+from manifests.verdict import TrialVerdict
 from workspace.repo import HarnessRepo
 
 from .cue import failure_signature
@@ -91,21 +93,33 @@ def _trial(record: ChangeRecord, judgement: Judgement, model: str, suite: Path,
 
 def trial_numbers(j: Judgement, verdict: str, reason: str) -> Numbers:
     """The trial's own figures: its observed gain on the predicted-fix tasks (change arm - base
-    arm over the same pairs, mean over tasks), with compare.py's interval at the trial's 1 - alpha
-    when two or more tasks were paired, the rollouts its decision used and its sequential p-value.
-    A trial stops once the gain looks large enough, so a kept change's effect and interval tend to
-    overstate it; the p-value allows for every look."""
+    arm over the same pairs) with `effect_interval`, the rollouts its decision used and its
+    sequential p-value (exact, allowing for every look)."""
     v = j.verdict
     common = dict(method=PAIRED_TRIAL, verdict=verdict, rollouts=v.rollouts.used,
                   p_value=v.p_value, reason=reason)
-    probed = [t for t in v.tasks if t.gain is not None]
-    if not probed:
+    interval = effect_interval(v)
+    if interval is None:
         return Numbers(**common)
-    confidence = 1 - v.design.alpha
-    paired = compare("base", {t.task_id: t.base_counts for t in probed}, "change",
-                     {t.task_id: t.change_counts for t in probed}, confidence=confidence)
-    return Numbers(**common, effect=v.effect, lo=paired.lo, hi=paired.hi,
-                   confidence=confidence if paired.lo is not None else None)
+    return Numbers(**common, effect=v.effect, lo=interval.lo, hi=interval.hi,
+                   confidence=interval.confidence, interval_over="pairs")
+
+
+def effect_interval(v: TrialVerdict) -> PairInterval | None:
+    """The probe's gain over its pairs at the deciding look (every predicted task has as many, so
+    the mean over pairs is the mean over tasks, `v.effect`) with Newcombe's pair interval at
+    1 - alpha / L, L the looks the probe could have stopped at: the interval holds at every look
+    at once (Bonferroni), so at the look the trial chose too, however early a gain stopped it.
+    None when no pair ran."""
+    probed = [t for t in v.tasks if t.gain is not None]
+    plan = plan_probe([t.task_id for t in v.tasks if t.role == "probe"], v.design)
+    if not probed or plan is None:
+        return None
+    both = sum(t.base_counts.passes - t.losses for t in probed)
+    wins, losses = sum(t.wins for t in probed), sum(t.losses for t in probed)
+    pairs = sum(t.base_counts.total for t in probed)
+    return pair_interval_of_counts(both, wins, losses, pairs - both - wins - losses,
+                                   confidence=bonferroni(1 - v.design.alpha, plan.max_looks))
 
 
 def _edits(paths: RunPaths, iteration: int, change_id: str) -> list[dict]:

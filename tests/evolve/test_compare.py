@@ -8,7 +8,8 @@ import random
 import pytest
 
 from evoharness.errors import EvoError
-from evolve.compare import InfraErrors, bonferroni, compare, pair_interval
+from evolve.compare import (InfraErrors, bonferroni, compare, pair_interval,
+                            pair_interval_of_counts)
 from manifests.history import TaskCounts
 
 T_3_975 = 3.182446305284263  # Student's t, 3 degrees of freedom, 97.5th percentile
@@ -131,6 +132,15 @@ def test_pair_interval_narrows_with_pairs_and_widens_with_confidence():
     assert unmoved.mean == 0 and unmoved.lo == -unmoved.hi and 0 < unmoved.hi < 1
     with pytest.raises(EvoError, match="no pairs"):
         pair_interval([], confidence=0.95)
+
+
+def test_pair_interval_of_counts_is_the_interval_of_those_pairs_and_refuses_negative_counts():
+    for counts in [(36, 12, 2, 0), (18, 12, 2, 18), (0, 6, 0, 0)]:
+        assert (pair_interval_of_counts(*counts, confidence=0.99)
+                == pair_interval(pairs(*counts), confidence=0.99))
+    with pytest.raises(EvoError, match="must not be negative") as refused:
+        pair_interval_of_counts(3, 2, 0, -1, confidence=0.95)
+    assert refused.value.value == dict(both=3, wins=2, losses=0, neither=-1)
 
 
 def test_sign_test_counts_only_the_discordant_pairs():
