@@ -133,3 +133,17 @@ def test_at_most_five_matching_entries_are_offered_best_first(tmp_path: Path) ->
     assert [o.entry_id for o in shown] == ["two-classes", "best-record", "one-class-2",
                                            "one-class-1", "one-class-4"]
     assert len(shown) == OFFERED == 5
+
+
+def test_an_entry_shows_what_each_trials_interval_is_over() -> None:
+    """Trials filed before `interval_over` existed were read over tasks; they still say so."""
+    entry = library_entry("rescue", ["fail/done"], ["keep", "keep"])
+    over_pairs = Numbers(method="paired-trial", verdict="effective", effect=0.25, lo=-0.008,
+                         hi=0.456, confidence=1 - 0.05 / 6, interval_over="pairs")
+    filed_earlier = Numbers.model_validate(dict(method="paired-trial", verdict="effective",
+                                                effect=0.17, lo=-0.1, hi=0.44, confidence=0.95))
+    trials = [t.model_copy(update={"numbers": n}) for t, n in zip(entry.trials,
+                                                                 [over_pairs, filed_earlier])]
+    text = entry.model_copy(update={"trials": trials}).text("")
+    assert "+25.0 points [-0.8, +45.6] (99.17% over pairs)" in text
+    assert "+17.0 points [-10.0, +44.0] (95% over tasks)" in text
