@@ -191,8 +191,8 @@ def pair_interval_of_counts(both: int, wins: int, losses: int, neither: int, *,
     from scipy.stats import binomtest
 
     counts = dict(both=both, wins=wins, losses=losses, neither=neither)
-    if min(counts.values()) < 0:
-        raise EvoError("pair counts must not be negative", field="passed", value=counts)
+    if negative := [name for name, count in counts.items() if count < 0]:
+        raise EvoError("pair counts must not be negative", field=negative[0], value=counts)
     n = sum(counts.values())
     if n == 0:
         raise EvoError("no pairs to compare", field="passed", value=0)

@@ -140,6 +140,7 @@ def test_pair_interval_of_counts_is_the_interval_of_those_pairs_and_refuses_nega
                 == pair_interval(pairs(*counts), confidence=0.99))
     with pytest.raises(EvoError, match="must not be negative") as refused:
         pair_interval_of_counts(3, 2, 0, -1, confidence=0.95)
+    assert refused.value.field == "neither"
     assert refused.value.value == dict(both=3, wins=2, losses=0, neither=-1)
 
 
