@@ -5,20 +5,26 @@ one, predicting a fix of the train tasks whose failing rollouts showed its patte
 --cued of them, the most shared patterns first); then every entry's paired sequential trial
 (evolve/trials.py, manifests/trial.py: base and entry arms of the same tasks in the same batches,
 alpha 0.05, then the regression screen) runs in the same rounds, so load and model drift hit both
-arms alike. A run directory (--dir) keeps everything and resumes where a killed run stopped;
-`evoharness manifest show DIR` shows each trial task by task.
+arms alike. Once every trial has decided, each entry's probe runs on to its cap (the same pairs,
+the next attempts), so its effect is measured on a sample whose size was fixed before any rollout;
+the decisions stand, since a trial reads no rollout past its deciding look. A run directory (--dir)
+keeps everything and resumes where a killed run stopped; `evoharness manifest show DIR` shows each
+trial task by task.
 
-Prints per entry `effect_ENTRY: +x [lo, hi] points (LEVEL over pairs)` (the trial's gain on its
-cued tasks over its pairs, with Newcombe's pair interval at 1 - 0.05 / L for the L looks the trial
-could have stopped at, so it holds at the look that stopped it: evolve/library/filing.py
-`effect_interval`; the point estimate of a trial stopped early for a gain tends to overstate it,
-its p-value is exact), `decision_ENTRY: keep|revert (...)`,
-`reason_ENTRY` (the trial's own words: which bound stopped it) and `rollouts_ENTRY`; then the
-baseline's figures and `wall_time`.
+Prints per entry `effect_ENTRY: +x [lo, hi] points (95% over N pairs, ...)`: the gain on its cued
+tasks over the probe's pairs at its cap with Newcombe's pair interval at 1 - alpha
+(evolve/compare.py `pair_interval`). Read where the trial stopped, the estimate of a gain that
+stopped it early is biased upwards and an interval must hold at every look to be valid there;
+`effect_at_decision_ENTRY` prints that one (1 - alpha / L for the L looks the trial could have
+stopped at, evolve/library/filing.py `effect_interval`: what the loop files in the library), and
+with --stop-at-decision it is `effect_ENTRY` and the probe is not run on. Then
+`decision_ENTRY: keep|revert (...)` with the trial's exact p, `reason_ENTRY` (the trial's own
+words: which bound stopped it) and `rollouts_ENTRY` (what the decision used); then the baseline's
+figures and `wall_time`. The sampling seeds are keyed by --run-id: a new id draws fresh rollouts.
 
 Run: python benchmarks/remedies.py [--dir DIR] [--model embedded] [-k 2] [--workers 2]
         [--trial-rollouts 48] [--cued 6] [--max-tasks N] [--task-ids a,b] [--entries a,b]
-        [--tasks SUITE] [--smoke]
+        [--run-id remedies] [--stop-at-decision] [--tasks SUITE] [--smoke]
 """
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from evoharness.text import comma_list, counted  # noqa: E402
 from evolve.agent.change import ChangeTool  # noqa: E402
 from evolve.agent.tools import LibraryOffer  # noqa: E402
+from evolve.compare import pair_interval  # noqa: E402
 from evolve.config import RunConfig  # noqa: E402
 from evolve.ledger import EVALUATE, Phase  # noqa: E402
 from evolve.ledger.records import EvolveResult  # noqa: E402
@@ -43,13 +50,13 @@ from evolve.library.filing import trial_numbers  # noqa: E402
 from evolve.library.starter import starter_entries  # noqa: E402
 from evolve.loop import run_phases  # noqa: E402
 from evolve.run import Run, init_run, open_run  # noqa: E402
+from evolve.trials import probe_pairs_to_cap  # noqa: E402
 from manifests.design import TrialDesign  # noqa: E402
 from manifests.schema import IterationManifest  # noqa: E402
 from tasks.results import RolloutResult  # noqa: E402
 from tasks.task import load_suite  # noqa: E402
 
 SUITE = ROOT / "tasks" / "suite"
-RUN_ID = "remedies"
 PROBABILITY = 0.5  # the prediction each entry is applied with, per cued task
 
 
@@ -77,7 +84,7 @@ def open_or_create(where: Path, args: argparse.Namespace) -> Run:
             raise SystemExit(f"--task-ids: no train task {', '.join(unknown)} in {args.tasks}")
         train = [task_id for task_id in train if args.task_ids is None or task_id in args.task_ids]
         init_run(where, RunConfig(
-            run_id=RUN_ID, tasks=args.tasks, task_ids=train[:args.max_tasks], model=args.model,
+            run_id=args.run_id, tasks=args.tasks, task_ids=train[:args.max_tasks], model=args.model,
             k=args.k, workers=args.workers, calibration=False, starter_library=False,
             verdicts=design(args)))
     return open_run(where, command="benchmark")
@@ -119,21 +126,38 @@ def apply_entries(run: Run, entries: list[LibraryEntry], cued: int) -> dict[str,
     return applied
 
 
-def report(run: Run, entries: list[LibraryEntry], applied: dict[str, str], started: float) -> None:
+def points(effect: float | None, lo: float | None, hi: float | None, level: str) -> str:
+    if effect is None:
+        return "n/a"
+    interval = "" if lo is None else f" [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+    return f"{100 * effect:+.1f}{interval} points{level}"
+
+
+def report(run: Run, entries: list[LibraryEntry], applied: dict[str, str],
+           at_cap: dict[str, list[tuple[bool, bool]]] | None, started: float) -> None:
+    """`at_cap`: each change's probe pairs at its cap (None: --stop-at-decision)."""
     for entry in entries:
         if entry.id not in applied.values():
             print(f"effect_{entry.id}: n/a (no train task showed {', '.join(entry.cue.signature)})")
             print(f"decision_{entry.id}: untried")
+    confidence = 1 - run.config.verdicts.alpha
     for record in run.ledger.changes():
         entry, judgement = applied[record.id], record.judgement
         numbers = trial_numbers(judgement, record.verdict, record.reason)
-        effect = "n/a" if numbers.effect is None else f"{100 * numbers.effect:+.1f}"
-        interval = ("" if numbers.lo is None else
-                    f" [{100 * numbers.lo:+.1f}, {100 * numbers.hi:+.1f}]")
-        level = ("" if numbers.confidence is None else
-                 f" ({100 * numbers.confidence:.4g}% over {numbers.interval_over})")
+        at_decision = points(numbers.effect, numbers.lo, numbers.hi, "" if numbers.lo is None else
+                             f" ({100 * numbers.confidence:.4g}% over pairs, at every look)")
+        pairs = (at_cap or {}).get(record.id)
+        if at_cap is None:
+            print(f"effect_{entry}: {at_decision}")
+        elif pairs:
+            fixed = pair_interval(pairs, confidence=confidence)
+            print(f"effect_{entry}: " + points(fixed.mean, fixed.lo, fixed.hi, (
+                f" ({100 * confidence:.4g}% over {fixed.pairs} pairs, fixed size: "
+                f"the probe run to its cap; {fixed.wins} wins, {fixed.losses} losses)")))
+            print(f"effect_at_decision_{entry}: {at_decision}")
+        else:
+            print(f"effect_{entry}: n/a (no probe: {record.reason})")
         tasks = ", ".join(p.task_id for p in record.entry.predicted_fixes)
-        print(f"effect_{entry}: {effect}{interval} points{level}")
         verdict = judgement.verdict
         print(f"decision_{entry}: {record.decision} ({record.verdict}; p = {numbers.p_value:.3g}; "
               f"{counted(verdict.wins, 'win')}, {counted(verdict.losses, 'loss', 'losses')} "
@@ -166,6 +190,12 @@ def main() -> None:
                         help="only these train tasks (comma-separated)")
     parser.add_argument("--entries", type=comma_list,
                         help="comma-separated entry ids (default: all)")
+    parser.add_argument("--run-id", default="remedies",
+                        help="the run's id, which keys the sampling seeds: a new id draws fresh "
+                             "rollouts (a new run; --dir keeps the old one's)")
+    parser.add_argument("--stop-at-decision", action="store_true",
+                        help="do not run the probes on to their caps: the effect is read where "
+                             "each trial stopped")
     parser.add_argument("--smoke", action="store_true",
                         help="caps for a smoke test: k=1, 2 train tasks, 4 probe rollouts")
     args = parser.parse_args()
@@ -178,6 +208,9 @@ def main() -> None:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="remedies-") as scratch:
         with open_or_create(args.dir or Path(scratch) / "run", args) as run:
+            if run.run_id != args.run_id:  # its seeds are keyed by the stored id
+                raise SystemExit(f"--run-id {args.run_id}: {args.dir} holds run {run.run_id}; "
+                                 f"resume it with --run-id {run.run_id}, or give a new --dir")
             run_phases(run, 0, EVALUATE, say, progress)
             if run.ledger.manifest(0) is None:
                 applied = apply_entries(run, entries, args.cued)
@@ -185,7 +218,8 @@ def main() -> None:
                 applied = {c.id: run.repo.commit_info(c.commit).trailers["Library-Entry"]
                            for c in run.ledger.manifest(0).changes}
             run_phases(run, 0, (Phase.COMMIT, Phase.TRIAL), say, progress)
-            report(run, entries, applied, started)
+            at_cap = None if args.stop_at_decision else probe_pairs_to_cap(run, 0, progress)
+            report(run, entries, applied, at_cap, started)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,44 @@ def run_trials(run: Run, iteration: int, progress: Progress | None = None) -> Tr
         decisions={c.id: judged[c.id].decision for c in changes})
 
 
+def probe_pairs_to_cap(run: Run, iteration: int, progress: Progress | None = None
+                      ) -> dict[str, list[tuple[bool, bool]]]:
+    """Each judged change's probe run on to its cap, whatever its trial decided, and its pairs
+    there: change id -> (base passed, change passed) per pair, task by task in attempt order. An
+    estimate over them has a size fixed before any rollout, so a fixed-size interval holds for
+    it, where one read at the look that stopped the trial would not (benchmarks/remedies.py).
+    The verdicts stand: a trial reads no rollout past its deciding look. A killed round's files
+    are taken in first, as in run_trials, so a resume completes the round."""
+    manifest = run.ledger.manifest(iteration, run.train_ids)
+    out_dir = run.paths.trial_rollouts(iteration)
+    run.ledger.ingest(out_dir)
+    stored = stored_rollouts(run, iteration)
+    plans, specs = {}, []
+    for change in manifest.changes if manifest else []:
+        setup = run.ledger.trial_setup(change.id)
+        plan = trial_of(change, setup).probe if setup else None
+        if plan is None:
+            continue
+        plans[change.id] = plan
+        cap = plan.max_looks * plan.pairs_per_look
+        rows = stored.get(change.id, {})
+        specs += _specs(run, setup, [
+            RolloutRequest(task_id=task, arm=arm, count=cap - len(rows.get((arm, task), [])))
+            for task in plan.tasks for arm in ("base", "change")
+            if len(rows.get((arm, task), [])) < cap], rows)
+    if specs:
+        _run_round(run, specs, out_dir, progress)
+        run.ledger.ingest(out_dir)
+        stored = stored_rollouts(run, iteration)
+    pairs = {}
+    for change_id, plan in plans.items():
+        arms = outcomes(stored.get(change_id, {}))
+        cap = plan.max_looks * plan.pairs_per_look
+        pairs[change_id] = [pair for task in plan.tasks for pair in
+                            zip(arms.base[task][:cap], arms.change[task][:cap])]
+    return pairs
+
+
 def trial_of(change: ChangeManifestEntry, setup: TrialSetup) -> Trial:
     """The change's trial as its setup fixed it (the same on every resume)."""
     return Trial(change, setup.history, setup.design, candidates=setup.candidates)

@@ -1,8 +1,9 @@
 """benchmarks/remedies.py end to end on the scripted model (a TEST DOUBLE: its code agent calls done
 at once, then would run the task's RUN line if done were refused): the seed baseline shows the
-done_first pattern on two tasks, so done-guard is tried there and kept by its trial, with its
-effect and interval printed; repeat-breaker answers nothing the baseline shows and is not tried.
-A second invocation on the same --dir resumes the stored run and prints the same."""
+done_first pattern on two tasks, so done-guard is tried there and kept by its trial, its probe
+run on to its cap and its effect printed at the cap and at the decision; repeat-breaker answers
+nothing the baseline shows and is not tried. A second invocation on the same --dir resumes the
+stored run and prints the same."""
 from __future__ import annotations
 
 import re
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from evolve.run import read_run
 from tests.fixtures.e2e_agents import solve_rule, write_script
 from tests.fixtures.suites import write_suite
 
@@ -34,7 +36,12 @@ def test_an_entry_cued_by_the_baseline_is_tried_against_the_seed_and_reported(
             "--entries", "done-guard,repeat-breaker", "--trial-rollouts", "24"]
     out = bench(*args)
     lines = dict(line.split(": ", 1) for line in out.splitlines())
-    assert lines["effect_done-guard"].startswith("+100.0 [")
+    # the probe ran on to its cap of 24 rollouts: 12 pairs, each a win
+    assert re.fullmatch(r"\+100\.0 \[\+[0-9.]+, \+100\.0\] points \(95% over 12 pairs, "
+                        r"fixed size: the probe run to its cap; 12 wins, 0 losses\)",
+                        lines["effect_done-guard"])
+    assert re.fullmatch(r"\+100\.0 \[\+[0-9.]+, \+100\.0\] points \([0-9.]+% over pairs, "
+                        r"at every look\)", lines["effect_at_decision_done-guard"])
     assert lines["decision_done-guard"].startswith("keep (effective; p = ")
     assert re.search(r"; p = [0-9.e-]+; [1-9][0-9]* wins?, 0 losses in its pairs; "
                      r"tasks: write-alpha, write-beta\)$", lines["decision_done-guard"])
@@ -42,7 +49,35 @@ def test_an_entry_cued_by_the_baseline_is_tried_against_the_seed_and_reported(
     assert lines["decision_repeat-breaker"] == "untried"
     assert lines["effect_repeat-breaker"].startswith("n/a (no train task showed pattern:")
     assert lines["baseline_pass_rate"] == "33.3 % (3 rollouts)"
-    assert bench(*args).splitlines()[:5] == out.splitlines()[:5]  # resumed: nothing re-run
+    assert bench(*args).splitlines()[:6] == out.splitlines()[:6]  # resumed: nothing re-run
+    ledger = read_run(tmp_path / "run")[1]
+    with ledger.reading() as store:
+        probed = store.con.execute("SELECT count(*) FROM rollouts WHERE trial_change <> '' AND "
+                                   "task_id IN ('write-alpha', 'write-beta')").fetchone()[0]
+    (judgement,) = ledger.judgements().values()
+    assert probed == 24 > judgement.verdict.rollouts.base + judgement.verdict.rollouts.change
+
+
+def test_read_at_the_decision_the_probe_stops_and_a_new_run_id_needs_a_new_dir(
+        tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", ["alpha"], ["omega"])
+    model = write_script(tmp_path / "model.yaml", [
+        {"when": {"instruction_has": ["alpha"]},
+         "replies": [{"tool": "done", "arguments": {"summary": "early"}}, {"run_line": True}]}])
+    args = ["--dir", str(tmp_path / "run"), "--tasks", str(suite), "--model", model, "-k", "1",
+            "--entries", "done-guard", "--trial-rollouts", "24"]
+    out = bench(*args, "--stop-at-decision")
+    lines = dict(line.split(": ", 1) for line in out.splitlines())
+    assert "over pairs, at every look)" in lines["effect_done-guard"]
+    assert "effect_at_decision_done-guard" not in lines
+    with read_run(tmp_path / "run")[1].reading() as store:
+        probed = store.con.execute("SELECT count(*) FROM rollouts WHERE trial_change <> ''"
+                                   ).fetchone()[0]
+    assert probed == int(lines["rollouts_done-guard"].split()[0]) < 24
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "remedies.py"), *args,
+                           "--run-id", "fresh"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode != 0 and "holds run remedies; resume it with --run-id remedies" in (
+        done.stderr)
 
 
 def test_an_unknown_task_or_entry_is_refused_before_any_rollout(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from evolve.config import RunConfig, StopRules
 from evolve.ledger import Phase
 from evolve.loop import evolve
 from evolve.run import init_run, open_run, read_run
-from evolve.trials import outcomes, stored_rollouts, trial_of
+from evolve.trials import outcomes, probe_pairs_to_cap, stored_rollouts, trial_of
 from tests.fixtures import hiding
 from tests.fixtures.e2e_agents import (
     MANIFEST, action, change, done, evolve_rule, solve_rule, write_script,
@@ -112,6 +112,37 @@ def test_each_change_is_judged_on_its_own_evidence(tmp_path: Path) -> None:
                         for r in rows)
     assert len(rows) == trial.rollouts
     assert rates == [(0, 1 / 3), (1, 1.0)]  # trial rollouts never count as the evaluation's
+
+
+def test_probes_run_on_to_their_caps_leave_every_verdict_as_it_was(tmp_path: Path) -> None:
+    """benchmarks/remedies.py's fixed-size estimate: after the trials decide (A kept early,
+    B reverted, C kept), every probe runs on to its cap; the verdicts replay the same on the
+    longer record (but for the count of rollouts recorded), and a second call runs nothing."""
+    run_dir = make_run(tmp_path / "run", script(tmp_path / "s.yaml"),
+                       all_train_suite(tmp_path / "suite"))
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+    ran: list[str] = []
+    with open_run(run_dir) as run:
+        changes = run.ledger.manifest(0).changes
+        before = {c.id: sum(map(len, stored_rollouts(run, 0)[c.id].values())) for c in changes}
+        pairs = probe_pairs_to_cap(run, 0, lambda result: ran.append(result.rollout_id))
+        stored = stored_rollouts(run, 0)
+        for c in changes:
+            judgement = run.ledger.judgement(c.id)
+            plan = trial_of(c, judgement.setup).probe
+            cap = plan.max_looks * plan.pairs_per_look
+            assert plan.tasks == ["write-alpha"] or plan.tasks == ["write-gamma"]
+            assert len(pairs[c.id]) == cap and cap > judgement.verdict.rollouts.base
+            replayed = trial_of(c, judgement.setup).step(outcomes(stored[c.id])).verdict
+            recorded = sum(map(len, stored[c.id].values()))
+            assert replayed.rollouts.recorded == recorded  # the only figure that counts them all
+            assert replayed.model_copy(update={"rollouts": replayed.rollouts.model_copy(
+                update={"recorded": judgement.verdict.rollouts.recorded})}) == judgement.verdict
+        assert pairs[changes[0].id] == [(False, True)] * len(pairs[changes[0].id])
+        assert len(ran) == sum(map(len, (sum(stored[c.id].values(), []) for c in changes))) - sum(
+            before.values())
+        assert probe_pairs_to_cap(run, 0, lambda result: ran.append("again")) == pairs
+    assert "again" not in ran
 
 
 def test_a_trial_interrupted_mid_batch_resumes_to_the_same_verdicts(tmp_path: Path) -> None:
