@@ -45,7 +45,7 @@ from evolve.config import RunConfig  # noqa: E402
 from evolve.ledger import EVALUATE, Phase  # noqa: E402
 from evolve.ledger.records import EvolveResult  # noqa: E402
 from evolve.library.cue import cued_tasks, reached_tasks, task_signatures  # noqa: E402
-from evolve.library.entry import LibraryEntry  # noqa: E402
+from evolve.library.entry import LibraryEntry, Numbers  # noqa: E402
 from evolve.library.filing import trial_numbers  # noqa: E402
 from evolve.library.starter import starter_entries  # noqa: E402
 from evolve.loop import run_phases  # noqa: E402
@@ -133,6 +133,24 @@ def points(effect: float | None, lo: float | None, hi: float | None, level: str)
     return f"{100 * effect:+.1f}{interval} points{level}"
 
 
+def effect_lines(entry: str, numbers: Numbers, pairs: list[tuple[bool, bool]] | None,
+                 confidence: float) -> list[str]:
+    """The effect over the probe's `pairs` at its cap ([]: no probe ran; None: read where the
+    trial stopped, --stop-at-decision) and the one where the trial stopped."""
+    at_decision = points(numbers.effect, numbers.lo, numbers.hi, "" if numbers.lo is None else
+                         f" ({100 * numbers.confidence:.4g}% over pairs, at every look)")
+    if pairs is None:
+        return [f"effect_{entry}: {at_decision}"]
+    if not pairs:
+        return [f"effect_{entry}: n/a (no probe: {numbers.reason})"]
+    fixed = pair_interval(pairs, confidence=confidence)
+    return [f"effect_{entry}: " + points(fixed.mean, fixed.lo, fixed.hi, (
+                f" ({100 * confidence:.4g}% over {fixed.pairs} pairs, fixed size: the probe run "
+                f"to its cap; {counted(fixed.wins, 'win')}, "
+                f"{counted(fixed.losses, 'loss', 'losses')})")),
+            f"effect_at_decision_{entry}: {at_decision}"]
+
+
 def report(run: Run, entries: list[LibraryEntry], applied: dict[str, str],
            at_cap: dict[str, list[tuple[bool, bool]]] | None, started: float) -> None:
     """`at_cap`: each change's probe pairs at its cap (None: --stop-at-decision)."""
@@ -140,23 +158,11 @@ def report(run: Run, entries: list[LibraryEntry], applied: dict[str, str],
         if entry.id not in applied.values():
             print(f"effect_{entry.id}: n/a (no train task showed {', '.join(entry.cue.signature)})")
             print(f"decision_{entry.id}: untried")
-    confidence = 1 - run.config.verdicts.alpha
     for record in run.ledger.changes():
         entry, judgement = applied[record.id], record.judgement
         numbers = trial_numbers(judgement, record.verdict, record.reason)
-        at_decision = points(numbers.effect, numbers.lo, numbers.hi, "" if numbers.lo is None else
-                             f" ({100 * numbers.confidence:.4g}% over pairs, at every look)")
-        pairs = (at_cap or {}).get(record.id)
-        if at_cap is None:
-            print(f"effect_{entry}: {at_decision}")
-        elif pairs:
-            fixed = pair_interval(pairs, confidence=confidence)
-            print(f"effect_{entry}: " + points(fixed.mean, fixed.lo, fixed.hi, (
-                f" ({100 * confidence:.4g}% over {fixed.pairs} pairs, fixed size: "
-                f"the probe run to its cap; {fixed.wins} wins, {fixed.losses} losses)")))
-            print(f"effect_at_decision_{entry}: {at_decision}")
-        else:
-            print(f"effect_{entry}: n/a (no probe: {record.reason})")
+        pairs = None if at_cap is None else at_cap.get(record.id, [])
+        print("\n".join(effect_lines(entry, numbers, pairs, 1 - run.config.verdicts.alpha)))
         tasks = ", ".join(p.task_id for p in record.entry.predicted_fixes)
         verdict = judgement.verdict
         print(f"decision_{entry}: {record.decision} ({record.verdict}; p = {numbers.p_value:.3g}; "

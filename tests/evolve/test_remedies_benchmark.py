@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.remedies import effect_lines
+from evolve.library.entry import Numbers
 from evolve.run import read_run
 from tests.fixtures.e2e_agents import solve_rule, write_script
 from tests.fixtures.suites import write_suite
@@ -90,3 +92,16 @@ def test_an_unknown_task_or_entry_is_refused_before_any_rollout(tmp_path: Path) 
                               capture_output=True, text=True, cwd=ROOT)
         assert done.returncode != 0 and said in done.stderr
         assert not (tmp_path / "run" / "run.yaml").exists()
+
+
+def test_each_reading_of_the_effect_says_what_it_is_over() -> None:
+    untestable = Numbers(method="paired trial", verdict="untestable", reason="predicts no fix")
+    assert effect_lines("e", untestable, [], 0.95) == ["effect_e: n/a (no probe: predicts no fix)"]
+    assert effect_lines("e", untestable, None, 0.95) == ["effect_e: n/a"]
+    stopped = Numbers(method="paired trial", verdict="effective", effect=0.5, lo=0.1, hi=0.8,
+                      confidence=1 - 0.05 / 6, interval_over="pairs")
+    at_cap, at_decision = effect_lines("e", stopped, [(False, True), (False, False)] * 6, 0.95)
+    assert re.fullmatch(r"effect_e: \+50\.0 \[\+[0-9.]+, \+[0-9.]+\] points \(95% over 12 pairs, "
+                        r"fixed size: the probe run to its cap; 6 wins, 0 losses\)", at_cap)
+    assert at_decision == ("effect_at_decision_e: +50.0 [+10.0, +80.0] points "
+                           "(99.17% over pairs, at every look)")
