@@ -107,20 +107,18 @@ def probe_pairs_to_cap(run: Run, iteration: int, progress: Progress | None = Non
         if plan is None:
             continue
         plans[change.id] = plan
-        cap = plan.max_looks * plan.pairs_per_look
         rows = stored.get(change.id, {})
-        specs += _specs(run, setup, [
-            RolloutRequest(task_id=task, arm=arm, count=cap - len(rows.get((arm, task), [])))
-            for task in plan.tasks for arm in ("base", "change")
-            if len(rows.get((arm, task), [])) < cap], rows)
+        missing = {(task, arm): plan.pairs_at_cap - len(rows.get((arm, task), []))
+                   for task in plan.tasks for arm in ("base", "change")}
+        specs += _specs(run, setup, [RolloutRequest(task_id=task, arm=arm, count=count)
+                                     for (task, arm), count in missing.items() if count > 0], rows)
     if specs:
         _run_round(run, specs, out_dir, progress)
         run.ledger.ingest(out_dir)
         stored = stored_rollouts(run, iteration)
     pairs = {}
     for change_id, plan in plans.items():
-        arms = outcomes(stored.get(change_id, {}))
-        cap = plan.max_looks * plan.pairs_per_look
+        arms, cap = outcomes(stored.get(change_id, {})), plan.pairs_at_cap
         pairs[change_id] = [pair for task in plan.tasks for pair in
                             zip(arms.base[task][:cap], arms.change[task][:cap])]
     return pairs

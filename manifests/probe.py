@@ -57,6 +57,11 @@ class ProbePlan(BaseModel):
     horizon: int  # most pairs in all, so most discordant pairs
     threshold: float
 
+    @property
+    def pairs_at_cap(self) -> int:
+        """Pairs of each task once every look has run."""
+        return self.max_looks * self.pairs_per_look
+
 
 @dataclass(frozen=True)
 class TaskPairs:

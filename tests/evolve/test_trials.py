@@ -130,7 +130,7 @@ def test_probes_run_on_to_their_caps_leave_every_verdict_as_it_was(tmp_path: Pat
         for c in changes:
             judgement = run.ledger.judgement(c.id)
             plan = trial_of(c, judgement.setup).probe
-            cap = plan.max_looks * plan.pairs_per_look
+            cap = plan.pairs_at_cap
             assert plan.tasks == ["write-alpha"] or plan.tasks == ["write-gamma"]
             assert len(pairs[c.id]) == cap and cap > judgement.verdict.rollouts.base
             replayed = trial_of(c, judgement.setup).step(outcomes(stored[c.id])).verdict
