@@ -225,5 +225,8 @@ def _regression_reason(broken: list[str]) -> str:
 
 
 def _effective_reason(probe: ProbeState, screens: list[ScreenState]) -> str:
+    held = sum(s.result == "held" for s in screens)
+    dropped = len(screens) - held  # not stable passing on the base arm: no floor to hold
     return (f"gain shown: {probe.wins} wins / {probe.losses} losses in {probe.rollouts // 2} pairs "
-            f"(e-value {probe.evalue:.1f}); {len(screens)} screened task(s) held")
+            f"(e-value {probe.evalue:.1f}); {held} screened task(s) held"
+            + (f", {dropped} dropped as not stable passing" if dropped else ""))

@@ -85,6 +85,16 @@ def test_a_real_fix_that_breaks_nothing_is_kept_after_the_screen():
     assert "flaky" not in rows  # 2/4 cannot be stable passing
 
 
+def test_a_kept_change_says_which_screened_tasks_held_and_which_were_dropped(monkeypatch):
+    monkeypatch.setitem(BASE, "thin", 0.0)  # its 2/2 history was luck: the base top-up fails
+    step, _ = run_trial(trial_of(change("c1", fixes={"fail": 0.7})), {**BASE, "fail": 0.8},
+                        seed=2)
+    v = step.verdict
+    rows = {t.task_id: t.result for t in v.tasks if t.role == "screen"}
+    assert v.decision == "keep" and rows == {"stable": "held", "thin": "dropped"}
+    assert v.reason.endswith("; 1 screened task(s) held, 1 dropped as not stable passing")
+
+
 def test_a_fix_that_breaks_a_stable_task_is_reverted_whatever_it_predicted():
     trade = {**BASE, "fail": 0.9, "stable": 0.2}
     manifest = change("c1", fixes={"fail": 0.9}, regs={"stable": 0.9})  # predicting it is no excuse
