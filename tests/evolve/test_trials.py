@@ -127,6 +127,7 @@ def test_probes_run_on_to_their_caps_leave_every_verdict_as_it_was(tmp_path: Pat
         before = {c.id: sum(map(len, stored_rollouts(run, 0)[c.id].values())) for c in changes}
         pairs = probe_pairs_to_cap(run, 0, lambda result: ran.append(result.rollout_id))
         stored = stored_rollouts(run, 0)
+        after = {c.id: sum(map(len, stored[c.id].values())) for c in changes}
         for c in changes:
             judgement = run.ledger.judgement(c.id)
             plan = trial_of(c, judgement.setup).probe
@@ -134,13 +135,11 @@ def test_probes_run_on_to_their_caps_leave_every_verdict_as_it_was(tmp_path: Pat
             assert plan.tasks == ["write-alpha"] or plan.tasks == ["write-gamma"]
             assert len(pairs[c.id]) == cap and cap > judgement.verdict.rollouts.base
             replayed = trial_of(c, judgement.setup).step(outcomes(stored[c.id])).verdict
-            recorded = sum(map(len, stored[c.id].values()))
-            assert replayed.rollouts.recorded == recorded  # the only figure that counts them all
+            assert replayed.rollouts.recorded == after[c.id]  # the one figure that counts them all
             assert replayed.model_copy(update={"rollouts": replayed.rollouts.model_copy(
                 update={"recorded": judgement.verdict.rollouts.recorded})}) == judgement.verdict
         assert pairs[changes[0].id] == [(False, True)] * len(pairs[changes[0].id])
-        assert len(ran) == sum(map(len, (sum(stored[c.id].values(), []) for c in changes))) - sum(
-            before.values())
+        assert len(ran) == sum(after.values()) - sum(before.values())
         assert probe_pairs_to_cap(run, 0, lambda result: ran.append("again")) == pairs
     assert "again" not in ran
 
