@@ -37,11 +37,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from evoharness.errors import EvoError  # noqa: E402
 from evoharness.text import comma_list, counted  # noqa: E402
 from evolve.agent.change import ChangeTool  # noqa: E402
 from evolve.agent.tools import LibraryOffer  # noqa: E402
 from evolve.compare import pair_interval  # noqa: E402
-from evolve.config import RunConfig  # noqa: E402
+from evolve.config import validate_config  # noqa: E402
 from evolve.ledger import EVALUATE, Phase  # noqa: E402
 from evolve.ledger.records import EvolveResult  # noqa: E402
 from evolve.library.cue import cued_tasks, reached_tasks, task_signatures  # noqa: E402
@@ -83,10 +84,13 @@ def open_or_create(where: Path, args: argparse.Namespace) -> Run:
         if unknown := sorted(set(args.task_ids or ()) - set(train)):
             raise SystemExit(f"--task-ids: no train task {', '.join(unknown)} in {args.tasks}")
         train = [task_id for task_id in train if args.task_ids is None or task_id in args.task_ids]
-        init_run(where, RunConfig(
-            run_id=args.run_id, tasks=args.tasks, task_ids=train[:args.max_tasks], model=args.model,
-            k=args.k, workers=args.workers, calibration=False, starter_library=False,
-            verdicts=design(args)))
+        try:  # the options are the user's: each problem named, not a traceback
+            init_run(where, validate_config(dict(
+                run_id=args.run_id, tasks=args.tasks, task_ids=train[:args.max_tasks],
+                model=args.model, k=args.k, workers=args.workers, calibration=False,
+                starter_library=False, verdicts=design(args)), where / "run.yaml"))
+        except EvoError as error:
+            raise SystemExit(f"remedies.py: {error}") from None
     return open_run(where, command="benchmark")
 
 

@@ -82,11 +82,13 @@ def test_read_at_the_decision_the_probe_stops_and_a_new_run_id_needs_a_new_dir(
         done.stderr)
 
 
-def test_an_unknown_task_or_entry_is_refused_before_any_rollout(tmp_path: Path) -> None:
+def test_an_unknown_task_entry_or_unsafe_run_id_is_refused_before_any_rollout(
+        tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", ["alpha"], ["omega"])
     for option, value, said in [
             ("--task-ids", "write-alpha,write-zeta", "no train task write-zeta"),
-            ("--entries", "done-guard,done-gaurd", "no starter entry done-gaurd")]:
+            ("--entries", "done-guard,done-gaurd", "no starter entry done-gaurd"),
+            ("--run-id", "../evil", "run_id: Value error, use letters, digits")]:
         done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "remedies.py"), "--dir",
                                str(tmp_path / "run"), "--tasks", str(suite), option, value],
                               capture_output=True, text=True, cwd=ROOT)
