@@ -2,7 +2,7 @@
 project's own trial. A seed baseline (the loop's EVAL, k rollouts of every train task) measures the
 failure patterns; each entry is applied alone on the seed, by its id as the evolve agent applies
 one, predicting a fix of the train tasks whose failing rollouts showed its patterns (at most
---cued of them, the most shared patterns first); then every entry's paired sequential trial
+--cued of them, where most rollouts showed them first); then every entry's paired sequential trial
 (evolve/trials.py, manifests/trial.py: base and entry arms of the same tasks in the same batches,
 alpha 0.05, then the regression screen) runs in the same rounds, so load and model drift hit both
 arms alike. Once every trial has decided, each entry's probe runs on to its cap (the same pairs,
@@ -45,7 +45,7 @@ from evolve.compare import pair_interval  # noqa: E402
 from evolve.config import validate_config  # noqa: E402
 from evolve.ledger import EVALUATE, Phase  # noqa: E402
 from evolve.ledger.records import EvolveResult  # noqa: E402
-from evolve.library.cue import cued_tasks, reached_tasks, task_signatures  # noqa: E402
+from evolve.library.cue import cued_tasks, reached_tasks, rollout_signatures  # noqa: E402
 from evolve.library.entry import LibraryEntry, Numbers  # noqa: E402
 from evolve.library.filing import trial_numbers  # noqa: E402
 from evolve.library.starter import starter_entries  # noqa: E402
@@ -98,7 +98,7 @@ def apply_entries(run: Run, entries: list[LibraryEntry], cued: int) -> dict[str,
     """Each entry with cued tasks committed alone on the seed (kept on branch remedy/ENTRY), the
     iteration's manifest pre-registered; returns change id -> entry id."""
     with run.ledger.reading() as store:
-        signatures = task_signatures(store.con, run.run_id, 0)
+        signatures = rollout_signatures(store.con, run.run_id, 0)
         reached = reached_tasks(store.con, run.run_id)
     seed = run.repo.head()
     offers = {e.id: LibraryOffer(e.id, e.summary(), "", edits=tuple(e.edits),

@@ -262,13 +262,14 @@ def find_patterns(con: duckdb.DuckDBPyConnection, scope: q.Scope) -> list[Patter
     return sorted(found, key=lambda p: (-p.rollouts, -p.occurrences, p.name))
 
 
-def patterns_by_task(con: duckdb.DuckDBPyConnection, scope: q.Scope) -> dict[str, set[str]]:
-    """The names of the patterns each task's non-passing rollouts show (tasks with none left out)."""
-    tasks: dict[str, set[str]] = {}
+def patterns_by_rollout(con: duckdb.DuckDBPyConnection, scope: q.Scope) -> dict[str, set[str]]:
+    """The names of the patterns each non-passing rollout shows, by rollout id (those with none
+    left out)."""
+    rollouts: dict[str, set[str]] = {}
     for name, hits in _hits(_traces(q.rows(con, EVENTS, scope))).items():
         for trace, _ in hits:
-            tasks.setdefault(trace.task_id, set()).add(name)
-    return tasks
+            rollouts.setdefault(trace.rollout_id, set()).add(name)
+    return rollouts
 
 
 def _hits(traces: list[Trace]) -> dict[str, list[tuple[Trace, tuple[int, str]]]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from debugger.patterns import patterns_by_task
+from debugger.patterns import patterns_by_rollout
 from debugger.queries import Scope
 from evolve.agent.tools import LibraryOffer
 
@@ -26,24 +26,32 @@ _FAILED = ("FROM rollouts WHERE run_id = ? AND iteration = ? AND split = 'train'
            "AND trial_change = '' AND outcome NOT IN ('pass', 'infra_error')")
 
 
+def rollout_signatures(con: duckdb.DuckDBPyConnection, run_id: str,
+                       iteration: int) -> dict[str, dict[str, set[str]]]:
+    """Per train task with a failed rollout in this evaluation, the classes of each such rollout:
+    'fail/done', 'timeout/rollout_timeout', 'error:ParseError', 'pattern:repeated_command', ..."""
+    params = [run_id, iteration]
+    classes = con.execute(f"SELECT task_id, rollout_id, outcome || '/' || "
+                          f"split_part(exit_reason, ':', 1) {_FAILED}", params).fetchall()
+    errors = con.execute(f"SELECT DISTINCT r.task_id, r.rollout_id, 'error:' || e.name FROM "
+                         f"events e JOIN (SELECT rollout_id, task_id {_FAILED}) r "
+                         f"USING (rollout_id) WHERE e.kind = 'error'", params).fetchall()
+    signatures: dict[str, dict[str, set[str]]] = {}
+    for task, rollout, found in [*classes, *errors]:
+        signatures.setdefault(task, {}).setdefault(rollout, set()).add(found)
+    task_of = {rollout: task for task, rollout, _ in classes}
+    scope = Scope(run_id=run_id, iteration=iteration, previous=None)
+    for rollout, names in patterns_by_rollout(con, scope).items():
+        if rollout in task_of:  # a failed train rollout (patterns_by_rollout reads no held-out)
+            signatures[task_of[rollout]][rollout] |= {PATTERN_CLASS + name for name in names}
+    return signatures
+
+
 def task_signatures(con: duckdb.DuckDBPyConnection, run_id: str,
                     iteration: int) -> dict[str, set[str]]:
-    """Per train task with a failed rollout in this evaluation: 'fail/done',
-    'timeout/rollout_timeout', 'error:ParseError', 'pattern:repeated_command', ..."""
-    params = [run_id, iteration]
-    classes = con.execute(f"SELECT DISTINCT task_id, outcome || '/' || "
-                          f"split_part(exit_reason, ':', 1) {_FAILED}", params).fetchall()
-    errors = con.execute(f"SELECT DISTINCT r.task_id, 'error:' || e.name FROM events e JOIN "
-                         f"(SELECT rollout_id, task_id {_FAILED}) r USING (rollout_id) "
-                         f"WHERE e.kind = 'error'", params).fetchall()
-    signatures: dict[str, set[str]] = {}
-    for task, found in [*classes, *errors]:
-        signatures.setdefault(task, set()).add(found)
-    scope = Scope(run_id=run_id, iteration=iteration, previous=None)
-    for task, names in patterns_by_task(con, scope).items():
-        if task in signatures:  # a train task (patterns_by_task reads no held-out split)
-            signatures[task] |= {PATTERN_CLASS + name for name in names}
-    return signatures
+    """Per train task with a failed rollout in this evaluation, the classes its failures show."""
+    return {task: set().union(*rollouts.values())
+            for task, rollouts in rollout_signatures(con, run_id, iteration).items()}
 
 
 def failure_signature(con: duckdb.DuckDBPyConnection, run_id: str, iteration: int,
@@ -61,15 +69,19 @@ def reached_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> set[str]:
         "AND trial_change = '' AND outcome = 'pass'", [run_id]).fetchall()}
 
 
-def cued_tasks(entry: LibraryEntry, signatures: dict[str, set[str]],
+def cued_tasks(entry: LibraryEntry, signatures: dict[str, dict[str, set[str]]],
                reached: Collection[str] = ()) -> list[str]:
-    """The tasks whose failures share a class with the entry's cue: those in `reached` first (a
-    task the agent passes sometimes is where a trial's few pairs can show a fix; on the night's
-    1.5B, offers led with hard tasks no rollout ever passed, and their trials could only end in
-    futility), then the most shared."""
+    """The tasks with a failed rollout that shares a class with the entry's cue (`signatures`:
+    rollout_signatures), those where the most rollouts did first: each rollout counts once, so
+    patterns that come together (a loop repeats its command and its error) count a failure once,
+    and a task whose every rollout failed the way the entry answers leads. Among equals, those in
+    `reached` first: a task the agent passes sometimes is where a trial's few pairs can show a
+    fix (on the night's 1.5B, offers led with hard tasks no rollout ever passed)."""
     cue = set(entry.cue.signature)
-    shared = {task: len(cue & found) for task, found in signatures.items() if cue & found}
-    return sorted(shared, key=lambda task: (task not in reached, -shared[task], task))
+    shown = {task: sum(1 for classes in rollouts.values() if cue & classes)
+             for task, rollouts in signatures.items()}
+    return sorted((task for task, count in shown.items() if count),
+                  key=lambda task: (-shown[task], task not in reached, task))
 
 
 def matching(entries: Sequence[LibraryEntry], signature: Iterable[str],
@@ -96,11 +108,12 @@ def shelf(library: Path | None, starter: bool = True) -> list[tuple[LibraryEntry
 def offers(library: Path | None, con: duckdb.DuckDBPyConnection, run_id: str, iteration: int,
            *, starter: bool = True, exclude: Collection[str] = ()) -> list[LibraryOffer]:
     """The entries that match this evaluation's failures, as the evolve agent is shown them, each
-    with the tasks where its patterns showed, those the run has passed first (`exclude`: entries
-    the run applied already)."""
-    signatures = task_signatures(con, run_id, iteration)
+    with the tasks where its patterns showed, in cued_tasks' order (`exclude`: entries the run
+    applied already)."""
+    signatures = rollout_signatures(con, run_id, iteration)
     available = {e.id: (e, diff) for e, diff in shelf(library, starter) if e.id not in exclude}
-    found = {c for classes in signatures.values() for c in classes}
+    found = {c for rollouts in signatures.values() for classes in rollouts.values()
+             for c in classes}
     chosen = matching([entry for entry, _ in available.values()], found)
     reached = reached_tasks(con, run_id)
     return [_offer(entry, available[entry.id][1], cued_tasks(entry, signatures, reached))

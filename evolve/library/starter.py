@@ -39,6 +39,9 @@ class StarterSpec(BaseModel):
     # each help alone are tried together as one change, cued wherever any of them is.
     combines: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(default_factory=list)
     patterns: list[str] = Field(default_factory=list)  # debugger/patterns.py names
+    # Patterns of the combined entries that this one does not answer, because it switches off the
+    # check that does: left out of its cue, which decides the tasks its trial is tried on.
+    leaves_out: list[str] = Field(default_factory=list)
     registers: dict[Literal["tool", "middleware", "skill", "subagent"], list[str]] = Field(
         default_factory=dict)
     settings: dict[str, bool | int | float | str] = Field(default_factory=dict)  # set_setting
@@ -58,9 +61,13 @@ def _entry(folder: Path, combined_in: Path | None = None) -> LibraryEntry:
         raise EvoError("combines an entry that combines others (one level only)",
                        file=combined_in, field="combines", value=folder.name)
     parts = [_part(folder, path, name) for name in spec.combines]
-    patterns = list(dict.fromkeys(
-        [*(c.removeprefix(PATTERN_CLASS) for part in parts for c in part.cue.signature),
-         *spec.patterns]))
+    inherited = [c.removeprefix(PATTERN_CLASS) for part in parts for c in part.cue.signature]
+    stray = sorted(set(spec.leaves_out) - set(inherited))
+    if stray:
+        raise EvoError("leaves out patterns no combined entry answers", file=path,
+                       field="leaves_out", value=stray, hint=f"combined: {', '.join(inherited)}")
+    patterns = [name for name in dict.fromkeys([*inherited, *spec.patterns])
+                if name not in spec.leaves_out]
     if not patterns:
         raise EvoError("names no failure pattern it answers", file=path, field="patterns",
                        hint=f"known: {', '.join(DETECTORS)}")

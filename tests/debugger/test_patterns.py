@@ -6,7 +6,7 @@ from pathlib import Path
 
 from debugger import queries as q
 from debugger.distill import distill
-from debugger.patterns import find_patterns, patterns_by_task
+from debugger.patterns import find_patterns, patterns_by_rollout
 from tests.debugger.conftest import RUN, output, shell
 
 FAILED = "bash: line 1: $1: ambiguous redirect\n[exit code: 1]\n"
@@ -89,10 +89,11 @@ def test_done_without_a_write_shell_errors_and_deleting_its_own_output(traces) -
     assert patterns["missing_command"].examples[0].detail == "jq not installed"
     assert patterns["missing_file"].examples[0].task_id == "quote"
     assert patterns["deleted_output"].examples[0].detail == "deleted what it wrote: sorted.txt"
-    assert patterns_by_task(traces.con, q.Scope(run_id=RUN, iteration=1, previous=0)) == {
-        "count": {"done_without_write", "done_after_write", "blind_write"},
-        "quote": {"quoting_error", "missing_command", "missing_file", "blind_write"},
-        "clean": {"deleted_output", "blind_write"}}
+    assert patterns_by_rollout(traces.con, q.Scope(run_id=RUN, iteration=1, previous=0)) == {
+        "it001-count-a00": {"done_without_write"},
+        "it001-count-a01": {"done_after_write", "blind_write"},
+        "it001-quote-a00": {"quoting_error", "missing_command", "missing_file", "blind_write"},
+        "it001-clean-a00": {"deleted_output", "blind_write"}}
 
 
 def test_held_out_tasks_and_other_iterations_are_not_read(traces) -> None:

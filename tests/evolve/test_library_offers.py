@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from evolve.library.cue import cued_tasks, offers, reached_tasks, task_signatures
+from evolve.library.cue import (cued_tasks, offers, reached_tasks, rollout_signatures,
+                                task_signatures)
 from evolve.library.entry import Numbers, Trial
 from evolve.library.starter import starter_diff, starter_entries
 from evolve.library.store import Library
@@ -71,17 +72,27 @@ def test_a_librarys_record_of_a_starter_stands_for_it_and_applied_entries_are_le
     assert [o.entry_id for o in only_mine] == ["done-guard"]
 
 
-def test_an_offer_names_first_the_tasks_the_run_has_passed(traces: Traces) -> None:
-    """`loop` passed once, so its fix can show in a trial's few pairs; `hard` shares as much of
-    the repeat breaker's cue and comes first by name, but no evaluation ever passed it."""
+def test_an_offer_names_first_the_tasks_where_most_rollouts_failed_as_the_entry_answers(
+        traces: Traces) -> None:
+    """Each failed rollout counts once, however many of the cue's patterns it shows: `stuck`,
+    whose two rollouts both loop, leads though no evaluation passed it; `loop` and `hard` loop
+    once each (`loop`'s repeated command and its step limit are one failure), and `loop` comes
+    before `hard`, which shares as much and comes first by name, because the run passed it once."""
+    for attempt in (0, 1):
+        missing = output(f"mv: cannot stat 's{attempt}': No such file or directory")
+        traces.rollout("stuck", attempt, "fail", exit_reason="max_steps",
+                       events=[shell(f"mv s{attempt} t"), missing] * 4)
     missing = output("mv: cannot stat 'c': No such file or directory")
     traces.rollout("hard", 0, "timeout", exit_reason="rollout_timeout",
                    events=[shell("mv c d"), missing] * 4)
     traces.rollout("hard", 0, "pass", trial_change="c1", trial_arm="change")
     traces.rollout("secret", 1, "pass", split="heldout")
     [breaker] = [e for e in starter_entries() if e.id == "repeat-breaker"]
-    signatures = task_signatures(traces.con, RUN, 1)
-    assert cued_tasks(breaker, signatures) == ["hard", "loop"]  # by shared cue alone
+    signatures = rollout_signatures(traces.con, RUN, 1)
+    assert signatures["loop"] == {"it001-loop-a00": {
+        "fail/max_steps", "pattern:repeated_command", "pattern:max_steps",
+        "pattern:missing_file", "pattern:blind_write"}}
+    assert cued_tasks(breaker, signatures) == ["stuck", "hard", "loop"]  # by rollouts alone
     assert reached_tasks(traces.con, RUN) == {"loop"}  # held-out and trial passes do not count
     offered = {o.entry_id: o for o in offers(None, traces.con, RUN, 1)}
-    assert offered["repeat-breaker"].tasks == ("loop", "hard")
+    assert offered["repeat-breaker"].tasks == ("stuck", "loop", "hard")

@@ -405,6 +405,9 @@ def test_sure_failure_rescue_refuses_only_a_done_sure_to_fail(tmp_path: Path) ->
     rescue = ENTRIES["sure-failure-rescue"]
     assert rescue.edits[:-1] == ENTRIES["done-guard"].edits + ENTRIES["fresh-start"].edits
     assert rescue.edits[-1]["path"] == "middleware/done_guard.json"
+    # its cue leaves out the pattern whose check it switches off: a done after a write goes through
+    assert rescue.cue.signature == [c for c in ENTRIES["guarded-fresh-start"].cue.signature
+                                    if c != "pattern:done_after_write"]
     count = "wc -l < /app/poem.txt"
     printed, _ = rollout(tmp_path, harness(tmp_path, "sure-failure-rescue"), COUNT_LINES,
                          [shell(count), DONE, shell(f"{count} > /app/line_count.txt"), DONE])
@@ -456,3 +459,20 @@ def test_a_combined_entry_names_plain_sibling_entries(
         starter_entries(root)
     assert "both/entry.yaml" in str(raised.value)
     assert all(repr(name) in str(raised.value) for name in combines)
+
+
+def test_a_combined_entry_leaves_out_only_patterns_its_parts_answer(tmp_path: Path) -> None:
+    root = tmp_path / "starters"
+    for name, spec in {"plain": {"patterns": ["repeated_command", "repeated_error"]},
+                       "both": {"combines": ["plain"], "leaves_out": ["repeated_error"]}}.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "entry.yaml").write_text(yaml.safe_dump(
+            {"root_cause": "r", "targeted_fix": "f", "component": "settings", **spec}))
+    both = {e.id: e for e in starter_entries(root)}["both"]
+    assert both.cue.signature == ["pattern:repeated_command"]
+    (root / "both" / "entry.yaml").write_text(yaml.safe_dump(
+        {"root_cause": "r", "targeted_fix": "f", "component": "settings",
+         "combines": ["plain"], "leaves_out": ["done_first"]}))
+    with pytest.raises(EvoError, match="leaves out patterns no combined entry answers") as raised:
+        starter_entries(root)
+    assert "both/entry.yaml" in str(raised.value) and "done_first" in str(raised.value)
