@@ -440,6 +440,16 @@ def test_the_done_guard_reads_which_reasons_it_gives_from_its_options_file(
     assert "hello.txt, which does not exist yet" in json.loads(ran.stdout)["block"]
 
 
+def write_starters(tmp_path: Path, specs: dict[str, dict]) -> Path:
+    """Starter entries under tmp_path/starters, each entry.yaml its spec on a minimal one."""
+    root = tmp_path / "starters"
+    for name, spec in specs.items():
+        (root / name).mkdir(parents=True, exist_ok=True)
+        (root / name / "entry.yaml").write_text(yaml.safe_dump(
+            {"root_cause": "r", "targeted_fix": "f", "component": "settings", **spec}))
+    return root
+
+
 @pytest.mark.parametrize(("combines", "message"), [
     (["missing"], "combines an entry that is not another starter entry"),
     (["both"], "combines an entry that is not another starter entry"),  # itself
@@ -449,12 +459,9 @@ def test_the_done_guard_reads_which_reasons_it_gives_from_its_options_file(
 ])
 def test_a_combined_entry_names_plain_sibling_entries(
         tmp_path: Path, combines: list[str], message: str) -> None:
-    root = tmp_path / "starters"
-    for name, spec in {"plain": {"patterns": ["repeated_command"]},
-                       "pair": {"combines": ["plain"]}, "both": {"combines": combines}}.items():
-        (root / name).mkdir(parents=True)
-        (root / name / "entry.yaml").write_text(yaml.safe_dump(
-            {"root_cause": "r", "targeted_fix": "f", "component": "settings", **spec}))
+    root = write_starters(tmp_path, {"plain": {"patterns": ["repeated_command"]},
+                                     "pair": {"combines": ["plain"]},
+                                     "both": {"combines": combines}})
     with pytest.raises(EvoError, match=re.escape(message)) as raised:
         starter_entries(root)
     assert "both/entry.yaml" in str(raised.value)
@@ -462,17 +469,12 @@ def test_a_combined_entry_names_plain_sibling_entries(
 
 
 def test_a_combined_entry_leaves_out_only_patterns_its_parts_answer(tmp_path: Path) -> None:
-    root = tmp_path / "starters"
-    for name, spec in {"plain": {"patterns": ["repeated_command", "repeated_error"]},
-                       "both": {"combines": ["plain"], "leaves_out": ["repeated_error"]}}.items():
-        (root / name).mkdir(parents=True)
-        (root / name / "entry.yaml").write_text(yaml.safe_dump(
-            {"root_cause": "r", "targeted_fix": "f", "component": "settings", **spec}))
+    plain = {"patterns": ["repeated_command", "repeated_error"]}
+    root = write_starters(tmp_path, {"plain": plain, "both": {
+        "combines": ["plain"], "leaves_out": ["repeated_error"]}})
     both = {e.id: e for e in starter_entries(root)}["both"]
     assert both.cue.signature == ["pattern:repeated_command"]
-    (root / "both" / "entry.yaml").write_text(yaml.safe_dump(
-        {"root_cause": "r", "targeted_fix": "f", "component": "settings",
-         "combines": ["plain"], "leaves_out": ["done_first"]}))
+    write_starters(tmp_path, {"both": {"combines": ["plain"], "leaves_out": ["done_first"]}})
     with pytest.raises(EvoError, match="leaves out patterns no combined entry answers") as raised:
         starter_entries(root)
     assert "both/entry.yaml" in str(raised.value) and "done_first" in str(raised.value)
