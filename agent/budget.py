@@ -10,9 +10,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.exits import ExitReason
-from agent.tools import ToolError
-from workspace.spec import Budgets
+from evoharness.agent.exits import ExitReason
+from evoharness.agent.tools import ToolError
+from evoharness.workspace.spec import Budgets
 
 
 @dataclass

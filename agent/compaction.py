@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.model import Message
-from agent.tools import ToolResult
+from evoharness.agent.model import Message
+from evoharness.agent.tools import ToolResult
 
 NOTE_LINES = 40  # the compaction note lists at most this many earlier actions
 # Tools like the seed's shell exit 0 themselves and print the command's exit code last.

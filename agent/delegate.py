@@ -6,10 +6,10 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from agent.exits import ExitReason
-from agent.parsing import format_instructions
-from agent.tools import Handler, ToolResult, refused
-from workspace.spec import Settings, SkillDoc, SubagentSpec, ToolSpec
+from evoharness.agent.exits import ExitReason
+from evoharness.agent.parsing import format_instructions
+from evoharness.agent.tools import Handler, ToolResult, refused
+from evoharness.workspace.spec import Settings, SkillDoc, SubagentSpec, ToolSpec
 
 
 class SubagentOutcome(Protocol):

@@ -1,5 +1,5 @@
 """Where harness code runs: the protocol the agent uses to execute a harness script (a tool
-implementation or a middleware hook). tasks/sandbox.py provides the bubblewrap implementation; the
+implementation or a middleware hook). tasks/sandbox/bwrap.py provides the bubblewrap implementation; the
 agent never runs harness code in its own process."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.exits import CommandExit
+from evoharness.agent.exits import CommandExit
 
 
 class ExecResult(BaseModel):

@@ -10,19 +10,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.budget import Budget, Repeats, same_step
-from agent.compaction import Transcript, step_line
-from agent.delegate import delegate_tool, skill_tool, subagent_prompt
-from agent.environment import Environment
-from agent.events import Event, EventSink
-from agent.exits import ExitReason, machine_spent
-from agent.middleware import HOOKS, Middleware
-from agent.model import Message, Model, ModelError, ModelReply, ToolCall
-from agent.parsing import Action, ParseError, action_schema, format_instructions, parse_reply
-from agent.recorder import TOOL_OUTPUT_LIMIT, Recorder, clip
-from agent.tools import DONE, ToolRegistry, ToolResult, done_tool, harness_tool, refused
-from workspace.spec import LoadedHarness, Settings, SubagentSpec, ToolSpec
-from workspace.validate import render_system_prompt
+from evoharness.agent.budget import Budget, Repeats, same_step
+from evoharness.agent.compaction import Transcript, step_line
+from evoharness.agent.delegate import delegate_tool, skill_tool, subagent_prompt
+from evoharness.agent.environment import Environment
+from evoharness.agent.events import Event, EventSink
+from evoharness.agent.exits import ExitReason, machine_spent
+from evoharness.agent.middleware import HOOKS, Middleware
+from evoharness.agent.model import Message, Model, ModelError, ModelReply, ToolCall
+from evoharness.agent.parsing import Action, ParseError, action_schema, format_instructions, parse_reply
+from evoharness.agent.recorder import TOOL_OUTPUT_LIMIT, Recorder, clip
+from evoharness.agent.tools import DONE, ToolRegistry, ToolResult, done_tool, harness_tool, refused
+from evoharness.workspace.spec import LoadedHarness, Settings, SubagentSpec, ToolSpec
+from evoharness.workspace.validate import render_system_prompt
 
 MIN_TOOL_SECONDS = 1.0  # a tool started just before the wall budget ends still gets a moment
 BLOCKED = "(blocked by middleware)"  # a blocked call's result for the repeat budget: nothing ran

@@ -38,14 +38,14 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
-from agent.environment import Environment
-from agent.model import Message, ModelReply
-from agent.parsing import Action
-from agent.recorder import Recorder, clip
-from agent.tools import ToolResult
+from evoharness.agent.environment import Environment
+from evoharness.agent.model import Message, ModelReply
+from evoharness.agent.parsing import Action
+from evoharness.agent.recorder import Recorder, clip
+from evoharness.agent.tools import ToolResult
 from evoharness.files import read_text_inside
-from workspace.bounded import MAX_FILE_BYTES
-from workspace.spec import MIDDLEWARE_HOOKS, LoadedHarness
+from evoharness.workspace.bounded import MAX_FILE_BYTES
+from evoharness.workspace.spec import MIDDLEWARE_HOOKS, LoadedHarness
 
 HOOKS = MIDDLEWARE_HOOKS
 START_CHARS = 16_000  # an instruction a before_start hook returns: a bound on every later prompt

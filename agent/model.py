@@ -9,9 +9,9 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.events import CallTimings
+from evoharness.agent.events import CallTimings
 from evoharness.errors import EvoError
-from workspace.spec import ToolSpec
+from evoharness.workspace.spec import ToolSpec
 
 Role = Literal["system", "user", "assistant", "tool"]
 

@@ -9,9 +9,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.model import ModelReply
+from evoharness.agent.model import ModelReply
 from evoharness.errors import EvoError
-from workspace.spec import THOUGHT_CHARS, ToolSpec
+from evoharness.workspace.spec import THOUGHT_CHARS, ToolSpec
 
 ActionFormat = Literal["json", "native"]
 

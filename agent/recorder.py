@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from agent.events import Event, EventKind, EventSink
+from evoharness.agent.events import Event, EventKind, EventSink
 from evoharness.text import scrub, scrub_json
 
 CONTENT_LIMIT = 4000
-# A tool's output is kept whole up to the sandbox's own output cap (tasks/limits.py): the model
+# A tool's output is kept whole up to the sandbox's own output cap (tasks/sandbox/limits.py): the model
 # reads less of it (settings.tool_output_chars), the evidence and SQL can read it all.
 TOOL_OUTPUT_LIMIT = 32_000
 

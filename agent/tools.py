@@ -10,11 +10,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.environment import Environment, ExecResult
-from agent.model import ErrorKind
+from evoharness.agent.environment import Environment, ExecResult
+from evoharness.agent.model import ErrorKind
 from evoharness.errors import EvoError
-from workspace.schemas import ToolSchema
-from workspace.spec import ToolSpec
+from evoharness.workspace.schemas import ToolSchema
+from evoharness.workspace.spec import ToolSpec
 
 
 class ToolError(BaseModel):
@@ -117,7 +117,7 @@ def harness_tool(name: str, env: Environment, timeout: Callable[[], float]) -> H
     return run
 
 
-# The sandbox's resource limits (tasks/limits.py), as the model reads them.
+# The sandbox's resource limits (tasks/sandbox/limits.py), as the model reads them.
 _LIMITS = {"memory_limit": "it used more memory than the task allows",
            "disk_limit": "its files grew past the task's disk limit"}
 

@@ -11,8 +11,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from agent.clients.embedded import EmbeddedModel, ServerSize, machine_cores, start_server
-from agent.clients.weights import WEIGHTS, ensure_weights
+from evoharness.agent.clients.embedded import EmbeddedModel, ServerSize, machine_cores, start_server
+from evoharness.agent.clients.weights import WEIGHTS, ensure_weights
 
 TOKENS = 32  # generated per request: enough that decoding, not the prompt, dominates
 REPEATS = 2  # best of: other processes share the cores and only ever slow a run down

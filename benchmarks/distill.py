@@ -11,8 +11,8 @@ from pathlib import Path
 
 import duckdb
 
-from debugger.distill import distill
-from debugger.synthetic import synthesise
+from evoharness.debugger.distill import distill
+from evoharness.debugger.synthetic import synthesise
 
 TASKS, K, STEPS = 89, 2, 300
 

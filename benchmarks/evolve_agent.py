@@ -22,20 +22,20 @@ from typing import Any
 
 import yaml
 
-from agent.clients import make_model
-from evolve.agent.change import LIBRARY_TRAILER, PLACEHOLDER
-from evolve.agent.lessons import OVERLAP, added_text, harness_rules, same_lesson, words
-from evolve.config import RunConfig
-from evolve.ledger import EVALUATE, Phase
-from evolve.loop import run_phases
-from evolve.run import init_run, open_run, read_run
-from manifests.design import TrialDesign
-from tasks.results import RolloutResult
-from tasks.runner import run_rollouts
-from tasks.task import load_suite
-from tasks.unsafe import require_sandbox
-from workspace.repo import SEED_DIR, HarnessRepo
-from workspace.validate import load_harness
+from evoharness.agent.clients import make_model
+from evoharness.evolve.agent.change import LIBRARY_TRAILER, PLACEHOLDER
+from evoharness.evolve.agent.lessons import OVERLAP, added_text, harness_rules, same_lesson, words
+from evoharness.evolve.config import RunConfig
+from evoharness.evolve.ledger import EVALUATE, Phase
+from evoharness.evolve.loop import run_phases
+from evoharness.evolve.run import init_run, open_run, read_run
+from evoharness.manifests.design import TrialDesign
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.runner import run_rollouts
+from evoharness.tasks.task import load_suite
+from evoharness.tasks.sandbox.unsafe import require_sandbox
+from evoharness.workspace.repo import SEED_DIR, HarnessRepo
+from evoharness.workspace.validate import load_harness
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "evolve-small"

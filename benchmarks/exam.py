@@ -1,4 +1,4 @@
-"""The exam's statistics (evolve/compare.py) on simulated pass counts with known pass
+"""The exam's statistics (evolve/evaluate/compare.py) on simulated pass counts with known pass
 probabilities: how often two equal harnesses are called different (false "better" / "worse"),
 how often a real gain is called "better" (power), and how often the interval holds the true
 difference (coverage), for a few numbers of tasks and rollouts per task.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evolve.compare import compare  # noqa: E402
-from manifests.history import TaskCounts  # noqa: E402
+from evoharness.evolve.evaluate.compare import compare  # noqa: E402
+from evoharness.manifests.history import TaskCounts  # noqa: E402
 
 
 def simulate(tasks: int, k: int, gain: float, trials: int, rng: random.Random,

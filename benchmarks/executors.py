@@ -36,14 +36,14 @@ def main() -> None:
 def measure(rollouts: int) -> None:
     import ray
 
-    from tasks.executor import HarnessTree, LocalExecutor, rollout_specs
-    from tasks.ray_executor import RayExecutor
-    from tasks.runner import plan_rollouts
-    from tasks.sandbox import BwrapSandbox
-    from tasks.task import load_suite
+    from evoharness.tasks.executor import HarnessTree, LocalExecutor, rollout_specs
+    from evoharness.tasks.ray_executor import RayExecutor
+    from evoharness.tasks.runner import plan_rollouts
+    from evoharness.tasks.sandbox.bwrap import BwrapSandbox
+    from evoharness.tasks.task import load_suite
     from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
-    from workspace.edits import AppendRule
-    from workspace.repo import HarnessRepo
+    from evoharness.workspace.edits import AppendRule
+    from evoharness.workspace.repo import HarnessRepo
 
     with tempfile.TemporaryDirectory() as scratch:
         model = write_script(Path(scratch) / "agents.yaml", [solve_rule(has=[HELPFUL_RULE])])
@@ -90,7 +90,7 @@ class Timed(NamedTuple):
 
 def timed(executor, specs) -> Timed:
     """Runs the batch; every rollout must pass (else it did not do the work being timed)."""
-    from tasks.results import Outcome
+    from evoharness.tasks.results import Outcome
 
     started = time.monotonic()
     arrivals, took = [], []
@@ -109,7 +109,7 @@ def round_trip(spec) -> float:
     what Ray's transport costs, apart from the rollout itself."""
     import ray
 
-    from tasks.results import Outcome, RolloutResult
+    from evoharness.tasks.results import Outcome, RolloutResult
 
     result = RolloutResult(**spec.base(), outcome=Outcome.PASS)
 

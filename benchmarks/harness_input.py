@@ -13,17 +13,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.events import Event
+from evoharness.agent.events import Event
 from evoharness.errors import EvoError
 from evoharness.files import write_model
-from tasks.results import RolloutResult, rollout_id
-from traces.sql_tool import SqlTool
-from traces.store import TraceStore
-from workspace.bounded import load_yaml
-from workspace.prompt import render_template
-from workspace.repo import SEED_DIR
-from workspace.schemas import ToolSchema
-from workspace.validate import load_harness
+from evoharness.tasks.results import RolloutResult, rollout_id
+from evoharness.traces.sql_tool import SqlTool
+from evoharness.traces.store import TraceStore
+from evoharness.workspace.bounded import load_yaml
+from evoharness.workspace.prompt import render_template
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.schemas import ToolSchema
+from evoharness.workspace.validate import load_harness
 
 REDOS = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(a+)+$"}}}
 CHILD_CHECK = ("import json, sys; from workspace.schemas import ToolSchema; "

@@ -11,10 +11,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.events import Event
+from evoharness.agent.events import Event
 from evoharness.files import write_model
-from tasks.results import Outcome, RolloutResult
-from traces.store import TraceStore
+from evoharness.tasks.results import Outcome, RolloutResult
+from evoharness.traces.store import TraceStore
 
 KINDS = ("model_call", "tool_call", "tool_result", "note")
 WORDS = "the file test error passed failed import def return value python shell ls cat grep".split()

@@ -171,7 +171,7 @@ class Judged(NamedTuple):
 
 def judged(run_dir: Path) -> list[Judged]:
     """Every change of a finished run, in the order the loop made them."""
-    from evolve.run import read_run
+    from evoharness.evolve.run import read_run
 
     return [Judged(r.entry.root_cause.removeprefix("kind "), r.judgement.decision, r.decision,
                    r.judgement.setup.applied, r.judgement.verdict.rollouts.recorded)

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agent.budget import Repeats, same_step
-from agent.recorder import clip
-from tasks.results import RolloutResult
-from workspace.spec import Budgets, Settings
+from evoharness.agent.budget import Repeats, same_step
+from evoharness.agent.recorder import clip
+from evoharness.tasks.results import RolloutResult
+from evoharness.workspace.spec import Budgets, Settings
 
 MEASURED = (Path(__file__).parent / "results" / "suite" / "embedded-k4-all")
 READ_CHARS = Settings().tool_output_chars  # the seed's, which the measurement ran

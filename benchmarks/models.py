@@ -2,9 +2,9 @@
 through EmbeddedModel (so what the agent loop gets). Run: python benchmarks/models.py"""
 from __future__ import annotations
 
-from agent.clients import EmbeddedModel
-from agent.clients.weights import WEIGHTS
-from agent.model import Message
+from evoharness.agent.clients import EmbeddedModel
+from evoharness.agent.clients.weights import WEIGHTS
+from evoharness.agent.model import Message
 
 # Distinct prompts per measurement so llama.cpp's prompt cache cannot shorten a later one.
 LONG = "\n".join(f"def f{i}(x):\n    return x * {i} + {i * 7} % 13" for i in range(40))

@@ -13,9 +13,9 @@ entry whose claim is speed, what it costs or saves in model time beside what it 
 
 Prints `pairs`, then for each way: `first_reply_same_*` (pairs whose first model reply is
 identical), `outcome_same_*`, `discordant_*`, `pass_rate_*` (both arms), `aa_gain_*` (the A/A
-gain over tasks with its interval, evolve/compare.py, as a trial reports its effect; `gain_*`
+gain over tasks with its interval, evolve/evaluate/compare.py, as a trial reports its effect; `gain_*`
 with an entry), `*_pairs_*` (the same gain over pairs, these tasks held fixed, with Newcombe's
-interval, evolve/compare.py's pair_interval), `sign_test_*` (the discordant pairs' exact one-sided
+interval, evolve/evaluate/compare.py's pair_interval), `sign_test_*` (the discordant pairs' exact one-sided
 p), both intervals at --confidence (default 0.95), and each arm's model time from the server's
 own timings: `model_s_*` (seconds inside model calls a rollout), `decode_s_*` and `prefill_s_*`
 (a rollout), `tokens_out_*` (a model call) and `model_calls_*` (a rollout); then `wall_time`.
@@ -40,18 +40,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.events import ModelTotals  # noqa: E402
-from evolve.compare import compare, pair_interval  # noqa: E402
-from evolve.library.starter import starter_entries  # noqa: E402
+from evoharness.agent.events import ModelTotals  # noqa: E402
+from evoharness.evolve.evaluate.compare import compare, pair_interval  # noqa: E402
+from evoharness.evolve.library.starter import starter_entries  # noqa: E402
 from evoharness.text import comma_list  # noqa: E402
-from manifests.history import TaskCounts  # noqa: E402
-from tasks.executor import (  # noqa: E402
+from evoharness.manifests.history import TaskCounts  # noqa: E402
+from evoharness.tasks.executor import (  # noqa: E402
     Executor, HarnessTree, RolloutSpec, execute, make_executor,
 )
-from tasks.results import RolloutResult  # noqa: E402
-from tasks.task import Task, load_suite  # noqa: E402
-from workspace.edits import apply_edits  # noqa: E402
-from workspace.repo import HarnessRepo  # noqa: E402
+from evoharness.tasks.results import RolloutResult  # noqa: E402
+from evoharness.tasks.task import Task, load_suite  # noqa: E402
+from evoharness.workspace.edits import apply_edits  # noqa: E402
+from evoharness.workspace.repo import HarnessRepo  # noqa: E402
 
 SUITE = ROOT / "tasks" / "suite"
 # A pair shares a sampling key when both arms name the same trial_change (the key leaves the arm

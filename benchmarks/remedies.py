@@ -13,7 +13,7 @@ trial task by task.
 
 Prints per entry `effect_ENTRY: +x [lo, hi] points (95% over N pairs, ...)`: the gain on its cued
 tasks over the probe's pairs at its cap with Newcombe's pair interval at 1 - alpha
-(evolve/compare.py `pair_interval`). Read where the trial stopped, the estimate of a gain that
+(evolve/evaluate/compare.py `pair_interval`). Read where the trial stopped, the estimate of a gain that
 stopped it early is biased upwards and an interval must hold at every look to be valid there;
 `effect_at_decision_ENTRY` prints that one (1 - alpha / L for the L looks the trial could have
 stopped at, evolve/library/filing.py `effect_interval`: what the loop files in the library), and
@@ -39,23 +39,23 @@ sys.path.insert(0, str(ROOT))
 
 from evoharness.errors import EvoError  # noqa: E402
 from evoharness.text import comma_list, counted  # noqa: E402
-from evolve.agent.change import ChangeTool  # noqa: E402
-from evolve.agent.tools import LibraryOffer  # noqa: E402
-from evolve.compare import pair_interval  # noqa: E402
-from evolve.config import validate_config  # noqa: E402
-from evolve.ledger import EVALUATE, Phase  # noqa: E402
-from evolve.ledger.records import EvolveResult  # noqa: E402
-from evolve.library.cue import cued_tasks, reached_tasks, rollout_signatures  # noqa: E402
-from evolve.library.entry import LibraryEntry, Numbers  # noqa: E402
-from evolve.library.filing import trial_numbers  # noqa: E402
-from evolve.library.starter import starter_entries  # noqa: E402
-from evolve.loop import run_phases  # noqa: E402
-from evolve.run import Run, init_run, open_run  # noqa: E402
-from evolve.trials import probe_pairs_to_cap  # noqa: E402
-from manifests.design import TrialDesign  # noqa: E402
-from manifests.schema import IterationManifest  # noqa: E402
-from tasks.results import RolloutResult  # noqa: E402
-from tasks.task import load_suite  # noqa: E402
+from evoharness.evolve.agent.change import ChangeTool  # noqa: E402
+from evoharness.evolve.agent.tools import LibraryOffer  # noqa: E402
+from evoharness.evolve.evaluate.compare import pair_interval  # noqa: E402
+from evoharness.evolve.config import validate_config  # noqa: E402
+from evoharness.evolve.ledger import EVALUATE, Phase  # noqa: E402
+from evoharness.evolve.ledger.records import EvolveResult  # noqa: E402
+from evoharness.evolve.library.cue import cued_tasks, reached_tasks, rollout_signatures  # noqa: E402
+from evoharness.evolve.library.entry import LibraryEntry, Numbers  # noqa: E402
+from evoharness.evolve.library.filing import trial_numbers  # noqa: E402
+from evoharness.evolve.library.starter import starter_entries  # noqa: E402
+from evoharness.evolve.loop import run_phases  # noqa: E402
+from evoharness.evolve.run import Run, init_run, open_run  # noqa: E402
+from evoharness.evolve.trials import probe_pairs_to_cap  # noqa: E402
+from evoharness.manifests.design import TrialDesign  # noqa: E402
+from evoharness.manifests.schema import IterationManifest  # noqa: E402
+from evoharness.tasks.results import RolloutResult  # noqa: E402
+from evoharness.tasks.task import load_suite  # noqa: E402
 
 SUITE = ROOT / "tasks" / "suite"
 PROBABILITY = 0.5  # the prediction each entry is applied with, per cued task

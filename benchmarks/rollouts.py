@@ -38,18 +38,18 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from agent.budget import Repeats, same_step
-from agent.clients.embedded import THREADS_ENV, EmbeddedModel, server_size
-from agent.clients.weights import WEIGHTS, ensure_weights
-from agent.model import Message
-from agent.parsing import action_schema
-from agent.recorder import clip
-from agent.tools import DONE
-from tasks.results import RolloutResult
-from tasks.task import load_suite
-from workspace.repo import SEED_DIR
-from workspace.spec import Budgets, Settings, ToolSpec
-from workspace.validate import load_harness, render_system_prompt
+from evoharness.agent.budget import Repeats, same_step
+from evoharness.agent.clients.embedded import THREADS_ENV, EmbeddedModel, server_size
+from evoharness.agent.clients.weights import WEIGHTS, ensure_weights
+from evoharness.agent.model import Message
+from evoharness.agent.parsing import action_schema
+from evoharness.agent.recorder import clip
+from evoharness.agent.tools import DONE
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.task import load_suite
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.spec import Budgets, Settings, ToolSpec
+from evoharness.workspace.validate import load_harness, render_system_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "rollouts.json"

@@ -24,8 +24,8 @@ from pydantic import BaseModel, TypeAdapter
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.clients.runaway import StreamedText  # noqa: E402
-from tasks.results import RolloutResult  # noqa: E402
+from evoharness.agent.clients.runaway import StreamedText  # noqa: E402
+from evoharness.tasks.results import RolloutResult  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "fixtures" / "replies-terse-2026-12-06.json"
 PIECE_CHARS = 3  # about a token of a command: where a streaming client looks again

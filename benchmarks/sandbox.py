@@ -17,13 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.clients.scripted import ScriptedModel, json_action
-from tasks.runner import run_rollouts
-from tasks.sandbox import BwrapSandbox
-from tasks.task import load_task
-from tasks.verifier import verify
-from workspace.repo import SEED_DIR
-from workspace.validate import load_harness
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
+from evoharness.tasks.runner import run_rollouts
+from evoharness.tasks.sandbox.bwrap import BwrapSandbox
+from evoharness.tasks.task import load_task
+from evoharness.tasks.verifier import verify
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.validate import load_harness
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: tests.fixtures is not installed
@@ -84,7 +84,7 @@ def _rollout_seconds(task, factory) -> float:
 
 def backends(rounds: int, commands: int, real_rollout_s: float) -> None:
     """Bubblewrap and the container backend on the same task, alternated round by round."""
-    from tasks.environments import EnvironmentSettings, environments
+    from evoharness.tasks.sandbox.environments import EnvironmentSettings, environments
     from tests.fixtures.containers import ENGINE, base_image, tool_task
 
     if ENGINE is None:

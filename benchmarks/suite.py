@@ -32,10 +32,10 @@ from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
 from evoharness.text import comma_list
-from manifests.history import TaskCounts
-from tasks.task import Suite, load_suite
-from traces.store import TraceStore
-from workspace.repo import SEED_DIR
+from evoharness.manifests.history import TaskCounts
+from evoharness.tasks.task import Suite, load_suite
+from evoharness.traces.store import TraceStore
+from evoharness.workspace.repo import SEED_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "tasks" / "suite"
@@ -170,12 +170,12 @@ def measure(folder_path: Path, suite: Suite, task_ids: list[str], *, model: str,
             ) -> tuple[dict[str, TaskCounts], Stored, int]:
     """Run (or finish) the evaluation; returns the stored counts, what the stored rollouts took
     and how they ended, and how many rollouts this call ran."""
-    from evolve.cli.run import rollout_line
-    from evolve.evaluation import EvalDir, arm_counts, run_plan
-    from evolve.ledger.lock import RunLock
-    from evolve.transfer import SuiteTasks, plan_eval, resolve_harness
+    from evoharness.evolve.cli.run import rollout_line
+    from evoharness.evolve.evaluate.evaluation import EvalDir, arm_counts, run_plan
+    from evoharness.evolve.ledger.lock import RunLock
+    from evoharness.evolve.evaluate.transfer import SuiteTasks, plan_eval, resolve_harness
     from rich.console import Console
-    from tasks.executor import make_executor
+    from evoharness.tasks.executor import make_executor
 
     folder = EvalDir(folder_path)
     folder.root.mkdir(parents=True, exist_ok=True)
@@ -216,8 +216,8 @@ class Measured(BaseModel):
 
 def from_run(run_dir: Path) -> Measured:
     """A run's baseline on the built-in suite (here or in another checkout), read, not run."""
-    from evolve.config import load_config
-    from traces.queries import EVALUATION, pass_counts
+    from evoharness.evolve.config import load_config
+    from evoharness.traces.queries import EVALUATION, pass_counts
 
     paths, config = load_config(run_dir)
     suite = load_suite(config.tasks, config.split)
@@ -236,7 +236,7 @@ def from_run(run_dir: Path) -> Measured:
 
 def run_benchmark(args: argparse.Namespace) -> Measured:
     """Run (or finish) the measurement the options ask for."""
-    from evolve.cli.run import default_model
+    from evoharness.evolve.cli.run import default_model
 
     model = args.model or default_model()
     task_ids = comma_list(args.tasks) if args.tasks else None

@@ -41,12 +41,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from manifests.design import TrialDesign
-from manifests.history import TaskCounts, TreeHistory
-from manifests.probe import ProbeOutcomes
-from manifests.schema import ChangeManifestEntry, Prediction
-from manifests.trial import Trial
-from manifests.verdict import TrialVerdict
+from evoharness.manifests.design import TrialDesign
+from evoharness.manifests.history import TaskCounts, TreeHistory
+from evoharness.manifests.probe import ProbeOutcomes
+from evoharness.manifests.schema import ChangeManifestEntry, Prediction
+from evoharness.manifests.trial import Trial
+from evoharness.manifests.verdict import TrialVerdict
 
 PRIORS = ("beta", "mix")
 TASKS = (4, 8, 18)

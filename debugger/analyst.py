@@ -12,7 +12,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 from pydantic import BaseModel, Field
 
-from agent.model import Message, Model
+from evoharness.agent.model import Message, Model
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 
 The SQL lives in debugger/queries.py, the overview's bounding in debugger/overview.py, behaviour
 patterns in debugger/patterns.py, where the model time went in debugger/model_time.py, the optional root-cause pass in debugger/analyst.py, the leak
-guard in debugger/leak.py.
+guard in traces/leak.py.
 """
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel
 
-from debugger import queries as q
-from debugger.analyst import Analyst, AnalystReport
-from debugger.divergence import Divergence, first_divergence, to_call
-from debugger.leak import Redactor, assert_no_leak
-from debugger.model_time import model_time
-from debugger.overview import build_overview, totals
-from debugger.patterns import find_patterns
-from debugger.render import render, safe_name
+from evoharness.debugger import queries as q
+from evoharness.debugger.analyst import Analyst, AnalystReport
+from evoharness.debugger.divergence import Divergence, first_divergence, to_call
+from evoharness.traces.leak import Redactor, assert_no_leak
+from evoharness.debugger.model_time import model_time
+from evoharness.debugger.overview import build_overview, totals
+from evoharness.debugger.patterns import find_patterns
+from evoharness.debugger.render import render, safe_name
 
 MAX_ROLLOUT_CHARS = 40_000
 MAX_TASK_ERRORS = 30

@@ -10,9 +10,9 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel
 
-from debugger import queries as q
-from debugger.render import safe_name
-from traces.queries import cache_hit_rate
+from evoharness.debugger import queries as q
+from evoharness.debugger.render import safe_name
+from evoharness.traces.queries import cache_hit_rate
 
 COSTLY_OUTPUTS = 5  # tool outputs listed
 

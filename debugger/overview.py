@@ -11,9 +11,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from debugger.model_time import ModelTime
-from debugger.patterns import Pattern
-from debugger.render import cell, number, pct, render, signed
+from evoharness.debugger.model_time import ModelTime
+from evoharness.debugger.patterns import Pattern
+from evoharness.debugger.render import cell, number, pct, render, signed
 
 MAX_CHARS = 40_000  # about 10k tokens at 4 characters a token
 TOP_CLASSES = 10  # failure classes listed per kind

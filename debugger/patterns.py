@@ -15,8 +15,8 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
-from debugger import queries as q
-from debugger.render import safe_name
+from evoharness.debugger import queries as q
+from evoharness.debugger.render import safe_name
 
 REPEAT_MIN = 3  # the same command (or error) this often in one rollout is a loop, not a retry
 EXAMPLES = 3  # example rollouts shown per pattern

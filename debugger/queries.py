@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
-from debugger.leak import FAILING_LINE_REGEX
+from evoharness.traces.leak import FAILING_LINE_REGEX
 
 HEAD_LINES = 10  # lines kept from the start and the end of one event's content
 MAX_EVENT_CHARS = 1200  # then characters, for outputs that are one huge line

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import duckdb
 
-from traces.schema import DDL
+from evoharness.traces.schema import DDL
 
 OUTCOME = """CASE t % 4 WHEN 0 THEN 'fail' WHEN 1 THEN (CASE WHEN a = 1 THEN 'pass' ELSE 'fail' END)
     WHEN 2 THEN (CASE WHEN it = 1 THEN 'fail' ELSE 'pass' END) ELSE 'pass' END"""

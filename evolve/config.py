@@ -8,14 +8,14 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent.clients import parse_spec
+from evoharness.agent.clients import parse_spec
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import write_atomic
-from manifests.design import TrialDesign
-from tasks.engine import EngineChoice
-from tasks.environments import EnvironmentKind, EnvironmentSettings
-from tasks.executor import ExecutorKind
-from tasks.task import TaskSplit
+from evoharness.manifests.design import TrialDesign
+from evoharness.tasks.sandbox.engine import EngineChoice
+from evoharness.tasks.sandbox.environments import EnvironmentKind, EnvironmentSettings
+from evoharness.tasks.executor import ExecutorKind
+from evoharness.tasks.task import TaskSplit
 
 from .ledger.paths import RunPaths
 
@@ -35,7 +35,7 @@ class StopRules(BaseModel):
 
 
 class ExamConfig(BaseModel):
-    """The final exam (evolve/exam.py): seed, final and best harness on the held-out tasks."""
+    """The final exam (evolve/evaluate/exam.py): seed, final and best harness on the held-out tasks."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -45,7 +45,7 @@ class ExamConfig(BaseModel):
     on_stop: bool = Field(True, description="`evoharness evolve` runs it when a stop rule holds")
     baseline: str | None = Field(None, description=(
         "best-of or best-of:N: the seed, each pick the model's choice among N fresh attempts "
-        "(N: the evolution's rollouts per train task), evolve/best_of.py; none: no baseline"))
+        "(N: the evolution's rollouts per train task), evolve/evaluate/best_of.py; none: no baseline"))
     picks: int | None = Field(None, ge=1, description="baseline picks per held-out task "
                               "(default: k); each costs N rollouts")
 

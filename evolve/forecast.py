@@ -10,10 +10,10 @@ import time
 
 from pydantic import BaseModel
 
-from agent.clients import make_model
-from agent.clients.speed import MachineSpeed, load_speed, save_speed
-from tasks.task import load_suite
-from traces.queries import EVALUATION
+from evoharness.agent.clients import make_model
+from evoharness.agent.clients.speed import MachineSpeed, load_speed, save_speed
+from evoharness.tasks.task import load_suite
+from evoharness.traces.queries import EVALUATION
 
 from .config import RunConfig
 from .ledger import RunLedger
@@ -66,7 +66,7 @@ def plan(config: RunConfig, train: int, heldout: int) -> Plan:
     evaluation = (train + heldout) * config.k
     exam = config.exam
     best_of = heldout * (exam.picks or exam.k) * (exam.best_of_n or 0)
-    # the exam's seed arms take the baseline's held-out rollouts of the seed (evolve/exam.py)
+    # the exam's seed arms take the baseline's held-out rollouts of the seed (evolve/evaluate/exam.py)
     reused = heldout * min(exam.k * SEED_RUNS, config.k * (2 if config.calibration else 1))
     return Plan(evaluations=config.stop.iterations + 1, evaluation=evaluation,
                 baseline_extra=evaluation if config.calibration else 0,

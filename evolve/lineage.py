@@ -7,8 +7,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.text import counted
-from manifests.record import PENDING, ChangeRecord
-from manifests.schema import ChangeManifestEntry
+from evoharness.manifests.record import PENDING, ChangeRecord
+from evoharness.manifests.schema import ChangeManifestEntry
 
 
 class LineageRow(BaseModel):

@@ -14,12 +14,12 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from evoharness.errors import EvoError
-from tasks.results import RolloutResult
-from traces.queries import iteration_totals
+from evoharness.tasks.results import RolloutResult
+from evoharness.traces.queries import iteration_totals
 
 from . import forecast, phases
 from .config import save_config, validate_config
-from .exam import examine
+from .evaluate.exam import examine
 from .ledger import EVALUATE, EVOLVE, PHASE_ORDER, Phase
 from .ledger.records import EvolveResult, ExamRecord, PhaseResult
 from .recovery import prepare_workspace
@@ -86,7 +86,7 @@ def evolve(run_dir: str | Path, *, iterations: int | None, resume: bool, say: Sa
            on_rollout: Callable[[RolloutResult], None] | None = None,
            overrides: dict | None = None, examine: bool = False) -> LoopResult:
     """`evoharness evolve`: iterate until a stop rule says so; then, with `examine` and run.yaml's
-    `exam.on_stop`, the final exam (evolve/exam.py), which a resume finishes if it was killed."""
+    `exam.on_stop`, the final exam (evolve/evaluate/exam.py), which a resume finishes if it was killed."""
     with open_run(run_dir, command="evolve", say=say) as run:
         _override(run, overrides)
         if iterations is not None and iterations != run.config.stop.iterations:

@@ -9,18 +9,18 @@ import json
 import time
 from typing import TYPE_CHECKING
 
-from agent.clients import make_model
-from agent.events import ListSink
-from agent.exits import ExitReason
-from agent.model import Model
-from debugger.analyst import Analyst
-from debugger.distill import distill
+from evoharness.agent.clients import make_model
+from evoharness.agent.events import ListSink
+from evoharness.agent.exits import ExitReason
+from evoharness.agent.model import Model
+from evoharness.debugger.analyst import Analyst
+from evoharness.debugger.distill import distill
 from evoharness.errors import EvoError
 from evoharness.files import read_inside, write_atomic
-from manifests.revert import apply_decisions
-from manifests.schema import IterationManifest
-from tasks.executor import HarnessTree, rollout_specs
-from tasks.runner import plan_rollouts
+from evoharness.manifests.revert import apply_decisions
+from evoharness.manifests.schema import IterationManifest
+from evoharness.tasks.executor import HarnessTree, rollout_specs
+from evoharness.tasks.runner import plan_rollouts
 
 from .ledger.records import (CommitResult, DistillResult, EvalResult, EvolveResult, IngestResult,
                              RevertResult, TrialResult)
@@ -29,7 +29,7 @@ from .run import Run
 from .trials import run_trials
 
 if TYPE_CHECKING:
-    from evolve.agent.tools import LibraryOffer
+    from evoharness.evolve.agent.tools import LibraryOffer
 
 
 def evaluate(run: Run, iteration: int, progress: Progress | None = None) -> EvalResult:
@@ -70,7 +70,7 @@ def distill_evidence(run: Run, iteration: int) -> DistillResult:
 def evolve_harness(run: Run, iteration: int) -> EvolveResult:
     """EVOLVE: the evolve agent edits the workspace (one commit per change) and its manifest is
     written before any trial rollout: the predictions are pre-registered."""
-    from evolve.agent import run_evolve_agent  # the evolve agent is the heaviest import
+    from evoharness.evolve.agent import run_evolve_agent  # the evolve agent is the heaviest import
 
     registered = run.ledger.manifest(iteration, run.train_ids)
     if registered is not None:
@@ -113,8 +113,8 @@ def _library_offers(run: Run, iteration: int) -> list[LibraryOffer]:
     a kept one is in the harness, a reverted one would cost a trial to learn nothing."""
     if run.config.library is None and not run.config.starter_library:
         return []
-    from evolve.agent.change import LIBRARY_TRAILER
-    from evolve.library.cue import offers
+    from evoharness.evolve.agent.change import LIBRARY_TRAILER
+    from evoharness.evolve.library.cue import offers
 
     applied = {run.repo.commit_info(c.entry.commit).trailers.get(LIBRARY_TRAILER)
                for c in run.ledger.changes()}

@@ -7,9 +7,9 @@ import json
 import tempfile
 
 from evoharness.files import read_text_inside
-from workspace.bounded import MAX_FILE_BYTES
-from workspace.repo import HarnessRepo
-from workspace.validate import load_harness, render_system_prompt
+from evoharness.workspace.bounded import MAX_FILE_BYTES
+from evoharness.workspace.repo import HarnessRepo
+from evoharness.workspace.validate import load_harness, render_system_prompt
 
 
 def is_placebo(repo: HarnessRepo, commit: str) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from manifests.schema import IterationManifest
+from evoharness.manifests.schema import IterationManifest
 
 from .ledger import Phase
 from .run import Run

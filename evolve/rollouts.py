@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agent.exits import ExitReason
+from evoharness.agent.exits import ExitReason
 from evoharness.errors import EvoError
-from tasks.executor import Executor, RolloutSpec, execute, make_executor
-from tasks.results import RolloutResult
+from evoharness.tasks.executor import Executor, RolloutSpec, execute, make_executor
+from evoharness.tasks.results import RolloutResult
 
 from .run import Run
 

@@ -9,12 +9,12 @@ from functools import cached_property
 from pathlib import Path
 
 from evoharness.errors import EvoError, ValidationFailed
-from tasks.environments import EnvironmentSettings, Environments
-from tasks.images import Skipped, write_skips
-from tasks.results import Split
-from tasks.split import DEFAULT_HELDOUT, HASH, describe, hash_split, parse_heldout
-from tasks.task import Suite, Task, TaskSplit, has_split_file, load_suite, task_ids_in
-from workspace.repo import HarnessRepo
+from evoharness.tasks.sandbox.environments import EnvironmentSettings, Environments
+from evoharness.tasks.sandbox.images import Skipped, write_skips
+from evoharness.tasks.results import Split
+from evoharness.tasks.split import DEFAULT_HELDOUT, HASH, describe, hash_split, parse_heldout
+from evoharness.tasks.task import Suite, Task, TaskSplit, has_split_file, load_suite, task_ids_in
+from evoharness.workspace.repo import HarnessRepo
 
 from .config import RunConfig, load_config, save_config
 from .ledger import RunLedger, RunPaths, RunRecord

@@ -7,9 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from traces.queries import iteration_totals
+from evoharness.traces.queries import iteration_totals
 
-from .compare import Comparison
+from .evaluate.compare import Comparison
 from .forecast import describe
 from .ledger import PHASE_ORDER, holder
 from .ledger.records import ExamRecord

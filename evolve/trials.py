@@ -35,14 +35,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evoharness.errors import EvoError
-from manifests.history import TaskCounts, TreeHistory
-from manifests.judgement import Judgement, TrialSetup
-from manifests.probe import ProbeOutcomes
-from manifests.schema import ChangeManifestEntry, IterationManifest
-from manifests.trial import RolloutRequest, Trial
-from tasks.executor import HarnessTree, RolloutSpec, load_tree
-from tasks.results import Outcome, RolloutResult
-from traces.queries import TrialRollout, evaluated_counts, trial_rollouts
+from evoharness.manifests.history import TaskCounts, TreeHistory
+from evoharness.manifests.judgement import Judgement, TrialSetup
+from evoharness.manifests.probe import ProbeOutcomes
+from evoharness.manifests.schema import ChangeManifestEntry, IterationManifest
+from evoharness.manifests.trial import RolloutRequest, Trial
+from evoharness.tasks.executor import HarnessTree, RolloutSpec, load_tree
+from evoharness.tasks.results import Outcome, RolloutResult
+from evoharness.traces.queries import TrialRollout, evaluated_counts, trial_rollouts
 
 from .ledger.records import TrialResult
 from .placebo import is_placebo

@@ -11,7 +11,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
-from workspace.repo import HarnessRepo, RevertConflict
+from evoharness.workspace.repo import HarnessRepo, RevertConflict
 
 from .schema import ChangeManifestEntry
 

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from workspace.spec import ComponentKind
+from evoharness.workspace.spec import ComponentKind
 
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 

@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, ConfigDict
 
-from tasks.results import Split
-from tasks.sandbox import Mount
-from tasks.sandboxes import SandboxFactory
-from tasks.task import Task
-from tasks.verifier import VerifierResult, verify
+from evoharness.tasks.results import Split
+from evoharness.tasks.sandbox.bwrap import Mount
+from evoharness.tasks.sandbox.protocol import SandboxFactory
+from evoharness.tasks.task import Task
+from evoharness.tasks.verifier import VerifierResult, verify
 
 
 class CheckResult(BaseModel):

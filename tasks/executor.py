@@ -12,17 +12,17 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.clients import make_model
-from agent.model import Model
-from tasks.environments import EnvironmentSettings, Environments, environments
-from tasks.results import RolloutResult, Split, TrialArm, rollout_id
-from tasks.runner import (
+from evoharness.agent.clients import make_model
+from evoharness.agent.model import Model
+from evoharness.tasks.sandbox.environments import EnvironmentSettings, Environments, environments
+from evoharness.tasks.results import RolloutResult, Split, TrialArm, rollout_id
+from evoharness.tasks.runner import (
     Planned, SandboxFactory, in_pool, result_base, rollout, write_results,
 )
-from tasks.task import Task
-from workspace.repo import HarnessRepo
-from workspace.spec import LoadedHarness
-from workspace.validate import load_harness
+from evoharness.tasks.task import Task
+from evoharness.workspace.repo import HarnessRepo
+from evoharness.workspace.spec import LoadedHarness
+from evoharness.workspace.validate import load_harness
 
 ExecutorKind = Literal["local", "ray"]
 Progress = Callable[[RolloutResult], None]
@@ -149,7 +149,7 @@ def make_executor(kind: ExecutorKind, *, workers: int, rollout_timeout: float | 
     """The executor a run's config names, running each task where `environment` says (on this
     host, or in its image). Ray is imported only here, only when chosen."""
     if kind == "ray":
-        from tasks.ray_executor import RayExecutor
+        from evoharness.tasks.ray_executor import RayExecutor
 
         return RayExecutor(address=ray_address, workers=workers,
                            rollout_timeout=rollout_timeout, unsafe_no_sandbox=unsafe_no_sandbox,

@@ -17,17 +17,17 @@ from pathlib import Path
 import ray
 from ray.exceptions import RayError, RayTaskError
 
-from agent.clients import make_model
-from agent.model import Model
+from evoharness.agent.clients import make_model
+from evoharness.agent.model import Model
 from evoharness.errors import EvoError
-from tasks.bundles import TASK_FILES_LEFT_BEHIND, content_key, pack_dir, unpack_cached
-from tasks.environments import EnvironmentSettings, Environments
-from tasks.executor import RolloutSpec, load_tree
-from tasks.results import RolloutResult
-from tasks.runner import infra_error, rollout
-from tasks.unsafe import require_sandbox
-from workspace.spec import LoadedHarness
-from workspace.validate import load_harness
+from evoharness.tasks.bundles import TASK_FILES_LEFT_BEHIND, content_key, pack_dir, unpack_cached
+from evoharness.tasks.sandbox.environments import EnvironmentSettings, Environments
+from evoharness.tasks.executor import RolloutSpec, load_tree
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.runner import infra_error, rollout
+from evoharness.tasks.sandbox.unsafe import require_sandbox
+from evoharness.workspace.spec import LoadedHarness
+from evoharness.workspace.validate import load_harness
 
 # Where the model servers are: the driver's settings, so every node calls the same endpoint.
 MODEL_ENV = ("OLLAMA_HOST", "OPENAI_API_KEY")

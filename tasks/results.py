@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.events import Event, ModelTotals
-from tasks.left_behind import LeftBehind
+from evoharness.agent.events import Event, ModelTotals
+from evoharness.tasks.left_behind import LeftBehind
 
 
 class Outcome(StrEnum):

@@ -13,20 +13,20 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agent.environment import ExecResult
-from agent.events import Event, ListSink, ModelTotals
-from agent.exits import CommandExit, ExitReason, machine_spent
-from agent.loop import AgentResult, run_agent
-from agent.clients.seeded import SeededCalls
-from agent.model import Message, Model, ModelError, ModelReply
+from evoharness.agent.environment import ExecResult
+from evoharness.agent.events import Event, ListSink, ModelTotals
+from evoharness.agent.exits import CommandExit, ExitReason, machine_spent
+from evoharness.agent.loop import AgentResult, run_agent
+from evoharness.agent.clients.seeded import SeededCalls
+from evoharness.agent.model import Message, Model, ModelError, ModelReply
 from evoharness.files import write_model
-from tasks.left_behind import LeftBehind, capture
-from tasks.results import Outcome, RolloutResult, Split, TrialArm, rollout_id, sampling_key
-from tasks.sandboxes import Sandbox, SandboxFactory
-from tasks.task import Task
-from tasks.unsafe import require_sandbox
-from tasks.verifier import VerifierResult, verify
-from workspace.spec import LoadedHarness
+from evoharness.tasks.left_behind import LeftBehind, capture
+from evoharness.tasks.results import Outcome, RolloutResult, Split, TrialArm, rollout_id, sampling_key
+from evoharness.tasks.sandbox.protocol import Sandbox, SandboxFactory
+from evoharness.tasks.task import Task
+from evoharness.tasks.sandbox.unsafe import require_sandbox
+from evoharness.tasks.verifier import VerifierResult, verify
+from evoharness.workspace.spec import LoadedHarness
 
 Planned = tuple[Task, Split, int]
 T = TypeVar("T")

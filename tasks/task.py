@@ -16,7 +16,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, ValidationI
 
 from evoharness.errors import EvoError, ValidationFailed
 from evoharness.files import read_text_inside
-from tasks.results import Split
+from evoharness.tasks.results import Split
 
 
 class _Section(BaseModel):

@@ -14,11 +14,11 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict
 
-from tasks.host_files import UnusableFiles, remove_tree
-from tasks.reward import read_reward
-from tasks.sandbox import Mount
-from tasks.sandboxes import Sandbox
-from tasks.task import Task
+from evoharness.tasks.sandbox.host_files import UnusableFiles, remove_tree
+from evoharness.tasks.reward import read_reward
+from evoharness.tasks.sandbox.bwrap import Mount
+from evoharness.tasks.sandbox.protocol import Sandbox
+from evoharness.tasks.task import Task
 
 TAIL_LINES = 40
 MAX_HOPS = 40  # the kernel's limit on links followed in one lookup (MAXSYMLINKS)

@@ -13,7 +13,7 @@ import pyarrow as pa
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import to_json
 
-from tasks.results import RolloutResult
+from evoharness.tasks.results import RolloutResult
 
 # Events per transaction: big enough that per-batch overhead vanishes, small enough to bound memory.
 BATCH_EVENTS = 200_000

@@ -113,7 +113,7 @@ CREATE TABLE IF NOT EXISTS reverts (
     cascaded_from VARCHAR,
     manual BOOLEAN NOT NULL
 );
--- One row per final exam (evolve/exam.py); its rollouts are in the exam's own store.
+-- One row per final exam (evolve/evaluate/exam.py); its rollouts are in the exam's own store.
 CREATE TABLE IF NOT EXISTS exams (
     exam_id VARCHAR PRIMARY KEY,
     run_id VARCHAR NOT NULL,

@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 
 from evoharness.errors import EvoError
-from traces.connection import connect
+from evoharness.traces.connection import connect
 
 # Every session: no file, extension or network access, no spilling to disk, bounded memory and
 # threads; then lock_configuration, so a query cannot switch any of it back.

@@ -18,7 +18,7 @@ import pyarrow as pa
 import re2
 from pydantic import BaseModel
 
-from debugger.leak import FAILING_LINE_REGEX, Redactor, snippets
+from evoharness.traces.leak import FAILING_LINE_REGEX, Redactor, snippets
 from evoharness.errors import EvoError
 
 from .connection import READ_WAIT_S
@@ -164,7 +164,7 @@ class SqlTool:
                    "timeout_s": timeout_s, "wait_s": self.wait_s}
         try:  # -I: no PYTHON* variables, no working directory on the path
             done = subprocess.run(
-                [sys.executable, "-I", "-m", "traces.sql_child"], input=json.dumps(request),
+                [sys.executable, "-I", "-m", "evoharness.traces.sql_child"], input=json.dumps(request),
                 capture_output=True, text=True, timeout=self.wait_s + timeout_s + CHILD_SLACK_S)
         except subprocess.TimeoutExpired as error:
             raise _time_limit(query, timeout_s) from error

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any
 from evoharness.errors import EvoError
 
 if TYPE_CHECKING:
-    from agent.model import Model
+    from evoharness.agent.model import Model
 
 SPEC_FORMS = ("embedded, embedded-small, ollama:NAME, openai:BASE_URL#MODEL, "
               "scripted:POLICY_OR_SCRIPT_FILE")
 
 _LAZY = {  # the public client classes, each from its own module
-    "EmbeddedModel": "agent.clients.embedded",
-    "OllamaModel": "agent.clients.ollama",
-    "OpenAICompatModel": "agent.clients.openai_compat",
-    "RetryingModel": "agent.clients.retry",
-    "ScriptedModel": "agent.clients.scripted",
+    "EmbeddedModel": "evoharness.agent.clients.embedded",
+    "OllamaModel": "evoharness.agent.clients.ollama",
+    "OpenAICompatModel": "evoharness.agent.clients.openai_compat",
+    "RetryingModel": "evoharness.agent.clients.retry",
+    "ScriptedModel": "evoharness.agent.clients.scripted",
 }
 
 __all__ = ["SPEC_FORMS", *_LAZY, "make_model", "parse_spec"]
@@ -35,7 +35,7 @@ def __getattr__(name: str) -> Any:
 def make_model(spec: str = "embedded", *, workers: int = 1) -> Model:
     """The client a spec names, wrapped in RetryingModel; an unknown spec is an EvoError.
     `workers`: how many conversations will call it at once (sizes the embedded server)."""
-    from agent.clients.retry import RetryingModel
+    from evoharness.agent.clients.retry import RetryingModel
 
     return RetryingModel(_client(spec.strip(), workers))
 
@@ -50,7 +50,7 @@ def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
     if kind == "ollama" and rest:
         return kind, rest, ""
     if kind == "scripted" and rest:
-        from agent.clients.scripted import builtin_policies, script_file
+        from evoharness.agent.clients.scripted import builtin_policies, script_file
 
         if script_file(rest) is None:
             raise EvoError("no model script here", field=field, value=spec,
@@ -67,19 +67,19 @@ def parse_spec(spec: str, field: str = "model") -> tuple[str, str, str]:
 def _client(spec: str, workers: int) -> Model:
     kind, name, url = parse_spec(spec)
     if kind in ("embedded", "embedded-small"):
-        from agent.clients.embedded import EmbeddedModel
-        from agent.clients.weights import WEIGHTS
+        from evoharness.agent.clients.embedded import EmbeddedModel
+        from evoharness.agent.clients.weights import WEIGHTS
 
         size = "1.5b" if kind == "embedded" else "0.5b"
         return EmbeddedModel(WEIGHTS[f"qwen2.5-coder-{size}"], workers=workers)
     if kind == "ollama":
-        from agent.clients.ollama import OllamaModel
+        from evoharness.agent.clients.ollama import OllamaModel
 
         return OllamaModel(name)
     if kind == "scripted":
-        from agent.clients.scripted import scripted_model
+        from evoharness.agent.clients.scripted import scripted_model
 
         return scripted_model(name)
-    from agent.clients.openai_compat import OpenAICompatModel
+    from evoharness.agent.clients.openai_compat import OpenAICompatModel
 
     return OpenAICompatModel(url, name, api_key=os.environ.get("OPENAI_API_KEY"))

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from agent.model import Message, ModelReply
+from evoharness.agent.model import Message, ModelReply
 from evoharness.text import scrub_json
 
 Chat = TypeVar("Chat", bound=Callable[..., ModelReply])

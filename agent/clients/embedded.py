@@ -22,15 +22,15 @@ from typing import Any
 import psutil
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agent.clients.boundary import text_boundary
-from agent.clients.runaway import StreamedText
-from agent.clients.speed import stall_watch
-from agent.clients.timings import StallWatch, llama_timings
-from agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
-from agent.clients.wire import openai_messages, openai_reply, response_format, tool_payload
-from agent.model import Message, Model, ModelError, ModelReply
+from evoharness.agent.clients.boundary import text_boundary
+from evoharness.agent.clients.runaway import StreamedText
+from evoharness.agent.clients.speed import stall_watch
+from evoharness.agent.clients.timings import StallWatch, llama_timings
+from evoharness.agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
+from evoharness.agent.clients.wire import openai_messages, openai_reply, response_format, tool_payload
+from evoharness.agent.model import Message, Model, ModelError, ModelReply
 from evoharness.errors import EvoError
-from workspace.spec import ToolSpec
+from evoharness.workspace.spec import ToolSpec
 
 CONTEXT_PER_SLOT = 8192
 MAX_SLOTS = 16  # each slot holds its own KV cache (~230 MiB for the 1.5B at CONTEXT_PER_SLOT)

@@ -13,13 +13,13 @@ import httpx
 import ollama
 import pydantic
 
-from agent.clients.boundary import text_boundary
-from agent.clients.runaway import StreamedText
-from agent.clients.speed import stall_watch
-from agent.clients.timings import ollama_timings
-from agent.clients.wire import status_error, tool_payload, transport_error, undecodable
-from agent.model import Message, ModelReply, ToolCall
-from workspace.spec import ToolSpec
+from evoharness.agent.clients.boundary import text_boundary
+from evoharness.agent.clients.runaway import StreamedText
+from evoharness.agent.clients.speed import stall_watch
+from evoharness.agent.clients.timings import ollama_timings
+from evoharness.agent.clients.wire import status_error, tool_payload, transport_error, undecodable
+from evoharness.agent.model import Message, ModelReply, ToolCall
+from evoharness.workspace.spec import ToolSpec
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 # num_ctx is asked for in steps, so the calls of one conversation ask for the same size: Ollama

@@ -9,10 +9,10 @@ from typing import Any
 
 import httpx
 
-from agent.clients.boundary import text_boundary
-from agent.clients.runaway import StreamedText
-from agent.clients.speed import stall_watch
-from agent.clients.wire import (
+from evoharness.agent.clients.boundary import text_boundary
+from evoharness.agent.clients.runaway import StreamedText
+from evoharness.agent.clients.speed import stall_watch
+from evoharness.agent.clients.wire import (
     openai_messages,
     openai_reply,
     response_format,
@@ -21,8 +21,8 @@ from agent.clients.wire import (
     transport_error,
     undecodable,
 )
-from agent.model import Message, ModelReply, Runaway
-from workspace.spec import ToolSpec
+from evoharness.agent.model import Message, ModelReply, Runaway
+from evoharness.workspace.spec import ToolSpec
 
 
 class OpenAICompatModel:

@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agent.model import Message, Model, ModelError, ModelReply
-from workspace.spec import ToolSpec
+from evoharness.agent.model import Message, Model, ModelError, ModelReply
+from evoharness.workspace.spec import ToolSpec
 
 
 class RetryingModel:

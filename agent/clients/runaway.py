@@ -9,7 +9,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from agent.model import Runaway
+from evoharness.agent.model import Runaway
 
 # A reply whose tail repeats one unit at least MIN_COPIES times over at least RUNAWAY_SPAN
 # characters is stuck: the 1.5B wrote `| sed 's/"//g'` until its reply cap (~470 tokens, ~40 s)

@@ -27,9 +27,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from agent.model import ErrorKind, Message, ModelError, ModelReply, ToolCall
+from evoharness.agent.model import ErrorKind, Message, ModelError, ModelReply, ToolCall
 from evoharness.errors import EvoError, ValidationFailed
-from workspace.spec import ToolSpec
+from evoharness.workspace.spec import ToolSpec
 
 BUILTIN_DIR = Path(__file__).with_name("scripts")
 _RUN_LINE = re.compile(r"^RUN: (.+)$", re.MULTILINE)

@@ -14,7 +14,7 @@ import hashlib
 import itertools
 from typing import Any
 
-from agent.model import Message, Model, ModelReply
+from evoharness.agent.model import Message, Model, ModelReply
 
 
 def call_seed(key: str, number: int) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent.clients.timings import StallWatch
+from evoharness.agent.clients.timings import StallWatch
 from evoharness.files import write_model
 
 SPEED_ENV = "EVOHARNESS_SPEED_CACHE"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from agent.events import CallTimings
+from evoharness.agent.events import CallTimings
 
 # A call decoding or reading its prompt at under a quarter of the best rate this server has shown
 # stalled: measured on this project's 2-core machine, a busy machine cut the embedded 1.5B from

@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 
-from agent.clients.timings import llama_timings
-from agent.model import Message, ModelError, ModelReply, ToolCall
-from workspace.spec import ToolSpec
+from evoharness.agent.clients.timings import llama_timings
+from evoharness.agent.model import Message, ModelError, ModelReply, ToolCall
+from evoharness.workspace.spec import ToolSpec
 
 
 def tool_payload(tools: list[ToolSpec] | None) -> list[dict[str, Any]] | None:

@@ -10,11 +10,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.tools import ToolError, ToolResult, refused
+from evoharness.agent.tools import ToolError, ToolResult, refused
 from evoharness.errors import EvoError, ValidationFailed
-from manifests.schema import ChangeManifestEntry
-from manifests.store import parse_manifest, trailers_for
-from workspace.edits import (
+from evoharness.manifests.schema import ChangeManifestEntry
+from evoharness.manifests.store import parse_manifest, trailers_for
+from evoharness.workspace.edits import (
     AddFile,
     AppendRule,
     EditRefused,
@@ -25,8 +25,8 @@ from workspace.edits import (
     prompt_sections_as_rules,
     setting_keys,
 )
-from workspace.repo import HarnessRepo
-from workspace.spec import ToolSpec
+from evoharness.workspace.repo import HarnessRepo
+from evoharness.workspace.spec import ToolSpec
 
 from .lessons import Lesson, restated, rule_lines, workspace_text
 from .tidy import COMPONENTS, EDIT_KEYS, LIBRARY_KEY, MANIFEST_KEYS, tidy_change

@@ -11,10 +11,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from agent.tools import Handler
+from evoharness.agent.tools import Handler
 from evoharness.errors import EvoError, ValidationFailed
-from workspace.edits import apply_edits
-from workspace.spec import MIDDLEWARE_HOOKS, ToolSpec
+from evoharness.workspace.edits import apply_edits
+from evoharness.workspace.spec import MIDDLEWARE_HOOKS, ToolSpec
 
 from .tools import guarded
 
@@ -62,7 +62,7 @@ if __name__ == "__main__":
 
 def reference(kind: str) -> str:
     """The contract of one component kind, from templates/components.md."""
-    text = (files("evolve.agent") / "templates" / "components.md").read_text(encoding="utf-8")
+    text = (files("evoharness.evolve.agent") / "templates" / "components.md").read_text(encoding="utf-8")
     return text.partition(f"## {kind}\n")[2].partition("\n## ")[0].strip()
 
 

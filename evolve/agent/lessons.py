@@ -21,9 +21,9 @@ from pydantic import BaseModel, ConfigDict
 
 from evoharness.errors import EvoError
 from evoharness.files import read_inside
-from manifests.record import ChangeRecord
-from workspace.bounded import MAX_FILE_BYTES
-from workspace.repo import HarnessRepo
+from evoharness.manifests.record import ChangeRecord
+from evoharness.workspace.bounded import MAX_FILE_BYTES
+from evoharness.workspace.repo import HarnessRepo
 
 OVERLAP = 0.6
 MIN_WORDS = 3

@@ -13,18 +13,18 @@ from typing import Any, get_args
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
 
-from agent.events import EventSink
-from agent.loop import run_tools_agent
-from agent.model import Model
-from agent.parsing import format_instructions
-from agent.tools import DONE, Handler, ToolRegistry, ToolResult, done_tool, refused
+from evoharness.agent.events import EventSink
+from evoharness.agent.loop import run_tools_agent
+from evoharness.agent.model import Model
+from evoharness.agent.parsing import format_instructions
+from evoharness.agent.tools import DONE, Handler, ToolRegistry, ToolResult, done_tool, refused
 from evoharness.errors import EvoError
-from manifests.record import ChangeRecord
-from manifests.schema import ChangeManifestEntry
-from traces.store import TraceStore
-from workspace.edits import setting_keys
-from workspace.repo import HarnessRepo
-from workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
+from evoharness.manifests.record import ChangeRecord
+from evoharness.manifests.schema import ChangeManifestEntry
+from evoharness.traces.store import TraceStore
+from evoharness.workspace.edits import setting_keys
+from evoharness.workspace.repo import HarnessRepo
+from evoharness.workspace.spec import Budgets, ComponentKind, Settings, ToolSpec
 
 from .change import LOOSE_SPEC, PLACEHOLDER, ChangeTool, applying_call, change_spec, remedy_hint
 from .components import skeleton_tool
@@ -43,7 +43,7 @@ FINISHING = frozenset({"change", DONE.name})
 PATTERNS_HEADING = "## Failure patterns"  # debugger/templates/overview.md.j2
 _FIRST_ROLLOUT = re.compile(r"\]\((rollouts/[^)\s]+\.md)\)")
 SHOWN_RULES = 20
-_TEMPLATES = Environment(loader=PackageLoader("evolve.agent", "templates"),
+_TEMPLATES = Environment(loader=PackageLoader("evoharness.evolve.agent", "templates"),
                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                          keep_trailing_newline=True, autoescape=False)
 _TEMPLATES.policies["json.dumps_kwargs"] = {"sort_keys": False}  # schemas read better in order

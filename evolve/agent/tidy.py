@@ -9,9 +9,9 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, Field
 
-from manifests.schema import EvidenceRef, Prediction
-from workspace.edits import Edit
-from workspace.spec import ComponentKind
+from evoharness.manifests.schema import EvidenceRef, Prediction
+from evoharness.workspace.edits import Edit
+from evoharness.workspace.spec import ComponentKind
 
 MANIFEST_KEYS = ("component", "root_cause", "targeted_fix", "failure_evidence",
                  "predicted_fixes", "predicted_regressions", "expected_delta")

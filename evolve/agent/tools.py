@@ -7,13 +7,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agent.tools import Handler, ToolResult, refused
+from evoharness.agent.tools import Handler, ToolResult, refused
 from evoharness.errors import EvoError
 from evoharness.files import read_inside
-from traces.sql_tool import SqlTool
-from traces.store import TraceStore
-from workspace.confine import confine
-from workspace.spec import ToolSpec
+from evoharness.traces.sql_tool import SqlTool
+from evoharness.traces.store import TraceStore
+from evoharness.workspace.confine import confine
+from evoharness.workspace.spec import ToolSpec
 
 MAX_LISTED = 300  # files one list_files call shows; a harness is small, evidence may not be
 MAX_READ_BYTES = 4 << 20  # one file read_file or read_evidence returns (a whole harness's bound)

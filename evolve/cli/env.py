@@ -1,7 +1,7 @@
 """CLI commands for the env noun: `evoharness env setup` makes the local stand-in base image for
 machines no image registry answers, `env status` says what tasks would run in and with which
-bases, `env sweep` removes containers that dead processes left. The work is tasks/bases.py's and
-tasks/engine.py's."""
+bases, `env sweep` removes containers that dead processes left. The work is tasks/sandbox/bases.py's and
+tasks/sandbox/engine.py's."""
 from __future__ import annotations
 
 import json
@@ -42,8 +42,8 @@ def setup(
     """
     from rich.console import Console
 
-    from tasks.bases import DEFAULT_BASE, DEFAULT_PACKAGES, containers_home, setup_base
-    from tasks.engine import require_engine
+    from evoharness.tasks.sandbox.bases import DEFAULT_BASE, DEFAULT_PACKAGES, containers_home, setup_base
+    from evoharness.tasks.sandbox.engine import require_engine
 
     console = Console(soft_wrap=True, highlight=False)
     packages = DEFAULT_PACKAGES + comma_list(include)
@@ -63,8 +63,8 @@ def status(
 
     Example: evoharness env status --json
     """
-    from tasks.bases import containers_home, load_map
-    from tasks.engine import find_engine
+    from evoharness.tasks.sandbox.bases import containers_home, load_map
+    from evoharness.tasks.sandbox.engine import find_engine
 
     found = find_engine(engine)
     home = containers_home()
@@ -90,7 +90,7 @@ def sweep(engine: str = typer.Option("auto", "--engine", help=ENGINE_HELP)) -> N
 
     Example: evoharness env sweep
     """
-    from tasks.engine import require_engine
+    from evoharness.tasks.sandbox.engine import require_engine
 
     removed = require_engine(engine).sweep()
     print(f"removed {len(removed)} container(s) left by processes that are gone"

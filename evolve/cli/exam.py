@@ -1,6 +1,6 @@
 """CLI for after the run: `exam` (the run's final exam), `eval` (harnesses x models x suites in an
 evaluation directory) and `compare` (their paired differences with intervals). The work is
-evolve/exam.py's, evolve/evaluation.py's and evolve/transfer.py's; this module parses and prints."""
+evolve/evaluate/exam.py's, evolve/evaluate/evaluation.py's and evolve/evaluate/transfer.py's; this module parses and prints."""
 from __future__ import annotations
 
 import json
@@ -19,8 +19,8 @@ from .run import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from evolve.ledger.records import ExamRecord
-    from evolve.transfer import TransferRow
+    from evoharness.evolve.ledger.records import ExamRecord
+    from evoharness.evolve.evaluate.transfer import TransferRow
 
 RUN = typer.Argument(..., help="The run directory.")
 
@@ -42,9 +42,9 @@ def exam_cmd(
     """
     from rich.console import Console
 
-    from evolve.config import validate_config
-    from evolve.exam import examine, require_exam
-    from evolve.run import open_run
+    from evoharness.evolve.config import validate_config
+    from evoharness.evolve.evaluate.exam import examine, require_exam
+    from evoharness.evolve.run import open_run
 
     console = Console(stderr=as_json, soft_wrap=True)
     with open_run(run_dir, command="exam", say=console.print) as run:
@@ -65,7 +65,7 @@ def show_exam(record: ExamRecord, console: Console) -> None:
     """The exam's per-task table and its comparisons in words (exam, status, manifest show)."""
     from rich.table import Table
 
-    from evolve.compare import METHOD
+    from evoharness.evolve.evaluate.compare import METHOD
 
     names = [a.name for a in record.arms]
     table = Table(*["held-out task", *[a.label for a in record.arms]],
@@ -114,12 +114,12 @@ def eval_cmd(
     """
     from rich.console import Console
 
-    from evolve.cli.run import DEFAULT_TASKS
-    from evolve.evaluation import EvalDir, run_plan
-    from evolve.ledger.lock import RunLock
-    from evolve.transfer import only_tasks, plan_eval, resolve_harness, suite_tasks
-    from tasks.environments import settings_for
-    from tasks.executor import make_executor
+    from evoharness.evolve.cli.run import DEFAULT_TASKS
+    from evoharness.evolve.evaluate.evaluation import EvalDir, run_plan
+    from evoharness.evolve.ledger.lock import RunLock
+    from evoharness.evolve.evaluate.transfer import only_tasks, plan_eval, resolve_harness, suite_tasks
+    from evoharness.tasks.sandbox.environments import settings_for
+    from evoharness.tasks.executor import make_executor
 
     console = Console(soft_wrap=True)
     folder = EvalDir(eval_dir)
@@ -178,8 +178,8 @@ def compare_cmd(
 
 def _compare(eval_dirs: list[Path], a: str | None, b: str | None,
              confidence: float) -> list[TransferRow]:
-    from evolve.evaluation import EvalDir, store_finished
-    from evolve.transfer import compare_eval
+    from evoharness.evolve.evaluate.evaluation import EvalDir, store_finished
+    from evoharness.evolve.evaluate.transfer import compare_eval
 
     folders = [EvalDir(d) for d in eval_dirs]
     for folder in folders:
@@ -196,7 +196,7 @@ def _compare(eval_dirs: list[Path], a: str | None, b: str | None,
 def show_transfer(rows: list[TransferRow], console: Console) -> None:
     from rich.table import Table
 
-    from evolve.compare import METHOD
+    from evoharness.evolve.evaluate.compare import METHOD
 
     table = Table("model", "suite", "A", "B", "tasks", "B - A (points)", "interval",
                   "infra errors A, B", "verdict")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from workspace.spec import LoadedHarness
+    from evoharness.workspace.spec import LoadedHarness
 
 
 def register(app: typer.Typer) -> None:
@@ -30,7 +30,7 @@ def check(
     """
     from rich.console import Console
 
-    from workspace.validate import load_harness
+    from evoharness.workspace.validate import load_harness
 
     harness = load_harness(directory)
     settings = harness.spec.settings

@@ -28,9 +28,9 @@ def add(
     Example: evoharness library add runs/night1 --library ~/harness-library
     """
     from evoharness.errors import EvoError
-    from evolve.config import load_config
-    from evolve.library.filing import file_run
-    from evolve.library.store import Library
+    from evoharness.evolve.config import load_config
+    from evoharness.evolve.library.filing import file_run
+    from evoharness.evolve.library.store import Library
 
     _, config = load_config(run_dir)
     root = library or config.library
@@ -56,7 +56,7 @@ def list_cmd(
 
     Example: evoharness library list ~/harness-library
     """
-    from evolve.library.store import Library
+    from evoharness.evolve.library.store import Library
 
     entries = Library(library).require().entries()
     if as_json:
@@ -77,7 +77,7 @@ def show(
 
     Example: evoharness library show ~/harness-library agent-calls-done-without-running-3f2a9c
     """
-    from evolve.library.store import Library
+    from evoharness.evolve.library.store import Library
 
     shelf = Library(library).require()
     typer.echo(shelf.entry(entry).text(shelf.diff(entry)))

@@ -12,7 +12,7 @@ import typer
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from manifests.record import ChangeRecord
+    from evoharness.manifests.record import ChangeRecord
 
 manifest_app = typer.Typer(help="Change manifests: what each change predicted and what happened.",
                            no_args_is_help=True, rich_markup_mode=None)
@@ -87,7 +87,7 @@ def show(
     """
     from rich.console import Console
 
-    from evolve.run import read_run
+    from evoharness.evolve.run import read_run
 
     _, ledger = read_run(run_dir)
     chosen = _select(ledger.changes(), selector)
@@ -105,7 +105,7 @@ def show(
         console.print(_trial_line(r), markup=False)
         console.print(_change_table(r))
     if exams:  # what the changes that stayed add up to, on tasks the loop never saw
-        from evolve.cli.exam import show_exam
+        from evoharness.evolve.cli.exam import show_exam
 
         show_exam(exams[-1], console)
 
@@ -121,8 +121,8 @@ def log(
     from rich.console import Console
     from rich.table import Table
 
-    from evolve.run import read_run
-    from workspace.repo import HarnessRepo
+    from evoharness.evolve.run import read_run
+    from evoharness.workspace.repo import HarnessRepo
 
     _, ledger = read_run(run_dir)
     records = {r.id: r for r in ledger.changes()}
@@ -156,8 +156,8 @@ def rollback_command(
 
     Example: evoharness rollback runs/demo 3f2a9c1 --reason "breaks the csv tasks"
     """
-    from evolve.run import open_run
-    from manifests.revert import rollback
+    from evoharness.evolve.run import open_run
+    from evoharness.manifests.revert import rollback
 
     with open_run(run_dir, command="rollback") as run:  # the run lock first, then git
         changes = [r.entry for r in run.ledger.changes()]

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from agent.clients import SPEC_FORMS
+from evoharness.agent.clients import SPEC_FORMS
 
 model_app = typer.Typer(help="The embedded model's weights, and a one-shot chat for any model.",
                         no_args_is_help=True, rich_markup_mode=None)
@@ -23,7 +23,7 @@ def install(
     """
     from rich.console import Console
 
-    from agent.clients.weights import WEIGHTS, ensure_weights
+    from evoharness.agent.clients.weights import WEIGHTS, ensure_weights
 
     names = ["qwen2.5-coder-0.5b"] if small else list(WEIGHTS)
     console = Console(stderr=as_json)
@@ -51,8 +51,8 @@ def chat(
     """
     from rich.console import Console
 
-    from agent.clients import make_model
-    from agent.model import Message
+    from evoharness.agent.clients import make_model
+    from evoharness.agent.model import Message
 
     client = make_model(model)
     with Console(stderr=True).status(f"asking {client.name}"):

@@ -11,7 +11,7 @@ import typer
 if TYPE_CHECKING:
     from rich.panel import Panel
 
-    from evolve.report.data import ChangeRow
+    from evoharness.evolve.report.data import ChangeRow
 
 RUN = typer.Argument(..., help="The run directory (holds run.yaml, workspace/, traces.duckdb).")
 
@@ -24,7 +24,7 @@ def report(
 
     Example: evoharness report runs/demo --out /tmp/demo.html
     """
-    from evolve.report.build import write_report
+    from evoharness.evolve.report.build import write_report
 
     typer.echo(f"report written to {write_report(run_dir, out)}")
 
@@ -60,9 +60,9 @@ def diff(
     from rich.panel import Panel
     from rich.syntax import Syntax
 
-    from evolve.ledger import RunPaths
-    from evolve.report.data import collect, commit_diff, find_change
-    from workspace.repo import HarnessRepo
+    from evoharness.evolve.ledger import RunPaths
+    from evoharness.evolve.report.data import collect, commit_diff, find_change
+    from evoharness.workspace.repo import HarnessRepo
 
     repo = HarnessRepo(RunPaths(root=run_dir).workspace)
     row = find_change(collect(run_dir), repo, commit)

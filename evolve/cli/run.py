@@ -15,7 +15,7 @@ from evoharness.text import comma_list, counted
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from evolve.lineage import LineageRow
+    from evoharness.evolve.lineage import LineageRow
 
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
@@ -95,11 +95,11 @@ def init(
     """
     from rich.console import Console
 
-    from evolve.config import load_config, validate_config
-    from evolve.forecast import describe
-    from evolve.ledger import RunPaths
-    from evolve.run import choose_split, init_run
-    from tasks.task import load_suite
+    from evoharness.evolve.config import load_config, validate_config
+    from evoharness.evolve.forecast import describe
+    from evoharness.evolve.ledger import RunPaths
+    from evoharness.evolve.run import choose_split, init_run
+    from evoharness.tasks.task import load_suite
 
     task_ids = None
     if subset == "demo":
@@ -141,7 +141,7 @@ def run(
     """
     from rich.console import Console
 
-    from evolve.loop import evaluate_once
+    from evoharness.evolve.loop import evaluate_once
 
     console = Console(soft_wrap=True)  # a progress line stays one line in a log or a pipe
     started = time.monotonic()
@@ -165,7 +165,7 @@ def evolve_cmd(
     """
     from rich.console import Console
 
-    from evolve.loop import evolve
+    from evoharness.evolve.loop import evolve
 
     console = Console(soft_wrap=True)  # a progress line stays one line in a log or a pipe
     started = time.monotonic()
@@ -190,7 +190,7 @@ def status(
     """
     from rich.console import Console
 
-    from evolve.status import status as status_rows
+    from evoharness.evolve.status import status as status_rows
 
     if as_json:
         print(json.dumps(status_rows(run_dir), indent=2))
@@ -208,7 +208,7 @@ def _status_table(run_dir: Path, console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    from evolve.status import status as status_rows
+    from evoharness.evolve.status import status as status_rows
 
     data = status_rows(run_dir)
     _answer(data, console)
@@ -249,7 +249,7 @@ def _say_forecast(console: Console, lines: list[str]) -> None:
 
 def _answer(data: dict, console: Console) -> None:
     """The morning view: the latest exam's answer, then every change on the way there."""
-    from evolve.lineage import LineageRow
+    from evoharness.evolve.lineage import LineageRow
 
     exam = data["exam"]
     if exam is None:

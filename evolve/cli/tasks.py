@@ -15,14 +15,14 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from tasks.check import CheckResult
+    from evoharness.tasks.check import CheckResult
 
 tasks_app = typer.Typer(help="Inspect and prove task suites.", no_args_is_help=True,
                         rich_markup_mode=None)
 
 
 def _items(path: Path):
-    from tasks.task import load_suite, load_task, split_of
+    from evoharness.tasks.task import load_suite, load_task, split_of
 
     if (path / "task.toml").exists():
         return [(load_task(path), split_of(path))]
@@ -78,8 +78,8 @@ def check(
     from rich.console import Console
     from rich.progress import Progress
 
-    from tasks.check import check_tasks
-    from tasks.environments import environments, settings_for
+    from evoharness.tasks.check import check_tasks
+    from evoharness.tasks.sandbox.environments import environments, settings_for
 
     items = _items(path)
     settings = settings_for(environment, engine)

@@ -14,7 +14,7 @@ import typer
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from traces.sql_tool import SqlResult
+    from evoharness.traces.sql_tool import SqlResult
 
 traces_app = typer.Typer(help="Query and export a run's trace database (RUN/traces.duckdb).",
                          no_args_is_help=True, rich_markup_mode=None)
@@ -35,8 +35,8 @@ def sql(
     """
     from rich.console import Console
 
-    from evolve.ledger import RunPaths
-    from traces.sql_tool import run_readonly_sql
+    from evoharness.evolve.ledger import RunPaths
+    from evoharness.traces.sql_tool import run_readonly_sql
 
     if as_json and as_csv:
         raise typer.BadParameter("choose one of --json and --csv")
@@ -72,8 +72,8 @@ def export(
 
     Example: evoharness traces export runs/night1 exports/night1
     """
-    from evolve.ledger import RunPaths
-    from traces.store import TraceStore
+    from evoharness.evolve.ledger import RunPaths
+    from evoharness.traces.store import TraceStore
 
     with TraceStore(RunPaths(root=run).db, read_only=True) as store:
         for path in store.export_parquet(out):
@@ -87,7 +87,7 @@ def rebuild(run: Path = typer.Argument(..., help="The run directory.")) -> None:
 
     Example: evoharness traces rebuild runs/night1
     """
-    from evolve.run import open_run
+    from evoharness.evolve.run import open_run
 
     with open_run(run, command="traces rebuild", say=print) as opened:
         aside = opened.ledger.rebuild()

@@ -8,10 +8,10 @@ from collections.abc import Iterable
 
 import duckdb
 
-from manifests.judgement import PAIRED_TRIAL, Judgement
-from manifests.revert import RevertRecord
-from manifests.schema import IterationManifest
-from traces.ingest import transaction
+from evoharness.manifests.judgement import PAIRED_TRIAL, Judgement
+from evoharness.manifests.revert import RevertRecord
+from evoharness.manifests.schema import IterationManifest
+from evoharness.traces.ingest import transaction
 
 from .records import ExamRecord, PhaseRecord, RunRecord
 

@@ -19,14 +19,14 @@ from pydantic import BaseModel, ValidationError
 
 from evoharness.errors import EvoError
 from evoharness.files import write_model
-from manifests.judgement import Judgement, TrialSetup
-from manifests.record import ChangeRecord
-from manifests.revert import RevertRecord
-from manifests.schema import IterationManifest
-from manifests.scores import Scoreboard
-from manifests.store import load_manifest, load_manifests, save_manifest
-from traces.ingest import IngestReport, trace_files
-from traces.store import StoreDamaged, TraceStore
+from evoharness.manifests.judgement import Judgement, TrialSetup
+from evoharness.manifests.record import ChangeRecord
+from evoharness.manifests.revert import RevertRecord
+from evoharness.manifests.schema import IterationManifest
+from evoharness.manifests.scores import Scoreboard
+from evoharness.manifests.store import load_manifest, load_manifests, save_manifest
+from evoharness.traces.ingest import IngestReport, trace_files
+from evoharness.traces.store import StoreDamaged, TraceStore
 
 from . import index
 from .lock import RunLock

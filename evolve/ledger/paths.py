@@ -92,7 +92,7 @@ class RunPaths(BaseModel):
         return self.exam_records / f"{exam_id}.json"
 
     def exam_dir(self, exam_id: str) -> Path:
-        """One exam's evaluation directory (evolve/evaluation.py): its plan, rollouts and own
+        """One exam's evaluation directory (evolve/evaluate/evaluation.py): its plan, rollouts and own
         trace store, apart from the run's so that no held-out result reaches the loop."""
         return self.root / "exams" / exam_id
 

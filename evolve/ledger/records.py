@@ -1,6 +1,6 @@
 """The run's own records besides manifests, judgements and reverts (those are manifests/'): the
 phases of an iteration, defined once, each finished phase's typed result, the run itself, and
-its final exams (made by evolve/exam.py)."""
+its final exams (made by evolve/evaluate/exam.py)."""
 from __future__ import annotations
 
 import math
@@ -9,10 +9,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evolve.compare import Comparison
-from manifests.history import TaskCounts
-from manifests.verdict import Decision
-from traces.ingest import IngestReport
+from evoharness.evolve.evaluate.compare import Comparison
+from evoharness.manifests.history import TaskCounts
+from evoharness.manifests.verdict import Decision
+from evoharness.traces.ingest import IngestReport
 
 
 class Phase(StrEnum):
@@ -151,7 +151,7 @@ class ExamArm(BaseModel):
 
 
 class EvolutionCost(BaseModel):
-    """What the evolution spent before its exam (evolve/cost.py), printed beside its gain; the
+    """What the evolution spent before its exam (evolve/evaluate/cost.py), printed beside its gain; the
     matched-budget baseline's default N is taken from it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -173,7 +173,7 @@ class EvolutionCost(BaseModel):
 
 
 class BestOfRecord(BaseModel):
-    """The exam's matched-budget baseline as it ran (evolve/best_of.py): the seed, `picks` picks
+    """The exam's matched-budget baseline as it ran (evolve/evaluate/best_of.py): the seed, `picks` picks
     per held-out task, each the picker's choice among `n` fresh attempts."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

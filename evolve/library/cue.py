@@ -11,9 +11,9 @@ from pathlib import Path
 
 import duckdb
 
-from debugger.patterns import patterns_by_rollout
-from debugger.queries import Scope
-from evolve.agent.tools import LibraryOffer
+from evoharness.debugger.patterns import patterns_by_rollout
+from evoharness.debugger.queries import Scope
+from evoharness.evolve.agent.tools import LibraryOffer
 
 from .entry import LibraryEntry
 from .starter import PATTERN_CLASS, starter_diff, starter_entries

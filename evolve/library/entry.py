@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from manifests.schema import ChangeManifestEntry
+from evoharness.manifests.schema import ChangeManifestEntry
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,80}$"
 
@@ -29,7 +29,7 @@ class Numbers(BaseModel):
     """A trial's figures: the effect on the change's predicted-fix tasks (change arm - base arm
     pass rate over the trial's pairs, mean over tasks), its interval, the rollouts its decision
     used, and its p-value. `interval_over`: "pairs" = over the probe's pairs, holding at every
-    look (filing.effect_interval); "tasks" = Student's t over the tasks (evolve/compare.py), how
+    look (filing.effect_interval); "tasks" = Student's t over the tasks (evolve/evaluate/compare.py), how
     trials filed before this field existed were read."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

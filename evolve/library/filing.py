@@ -14,17 +14,17 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from evolve.agent.change import LIBRARY_TRAILER
-from evolve.agent.tidy import edits_as_meant
-from evolve.compare import PairInterval, bonferroni, pair_interval_of_counts
-from evolve.ledger import RunLedger, RunPaths
-from evolve.report.data import commit_diff
-from evolve.run import read_run
-from manifests.judgement import PAIRED_TRIAL, Judgement
-from manifests.probe import plan_probe
-from manifests.record import ChangeRecord
-from manifests.verdict import TrialVerdict
-from workspace.repo import HarnessRepo
+from evoharness.evolve.agent.change import LIBRARY_TRAILER
+from evoharness.evolve.agent.tidy import edits_as_meant
+from evoharness.evolve.evaluate.compare import PairInterval, bonferroni, pair_interval_of_counts
+from evoharness.evolve.ledger import RunLedger, RunPaths
+from evoharness.evolve.report.data import commit_diff
+from evoharness.evolve.run import read_run
+from evoharness.manifests.judgement import PAIRED_TRIAL, Judgement
+from evoharness.manifests.probe import plan_probe
+from evoharness.manifests.record import ChangeRecord
+from evoharness.manifests.verdict import TrialVerdict
+from evoharness.workspace.repo import HarnessRepo
 
 from .cue import failure_signature
 from .entry import Cue, LibraryEntry, Numbers, Trial

@@ -15,11 +15,11 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from debugger.patterns import DETECTORS
+from evoharness.debugger.patterns import DETECTORS
 from evoharness.errors import EvoError
-from workspace.edits import apply_edits
-from workspace.repo import SEED_DIR
-from workspace.spec import ComponentKind
+from evoharness.workspace.edits import apply_edits
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.spec import ComponentKind
 
 from .entry import ID_PATTERN, Cue, LibraryEntry
 

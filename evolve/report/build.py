@@ -9,13 +9,13 @@ from markupsafe import Markup
 from plotly.offline import get_plotlyjs
 
 from evoharness.files import write_atomic
-from evolve.ledger import RunPaths
+from evoharness.evolve.ledger import RunPaths
 
 from .data import ReportData, collect
 from .plots import all_plots
 
 _ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("evolve.report", "templates"),
+    loader=jinja2.PackageLoader("evoharness.evolve.report", "templates"),
     undefined=jinja2.StrictUndefined,
     autoescape=True,
     keep_trailing_newline=True,

@@ -10,17 +10,17 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel
 
-from evolve.evaluation import EvalDir
-from evolve.ledger import RunLedger
-from evolve.ledger.records import ExamRecord
-from evolve.lineage import LineageRow, lineage, prediction_text
-from evolve.run import read_run
-from evolve.transfer import TransferRow, compare_eval
-from manifests.record import PENDING, ChangeRecord
-from manifests.scores import Scores
-from traces.queries import (IterationTotals, ModelTimeTotals, iteration_totals,
+from evoharness.evolve.evaluate.evaluation import EvalDir
+from evoharness.evolve.ledger import RunLedger
+from evoharness.evolve.ledger.records import ExamRecord
+from evoharness.evolve.lineage import LineageRow, lineage, prediction_text
+from evoharness.evolve.run import read_run
+from evoharness.evolve.evaluate.transfer import TransferRow, compare_eval
+from evoharness.manifests.record import PENDING, ChangeRecord
+from evoharness.manifests.scores import Scores
+from evoharness.traces.queries import (IterationTotals, ModelTimeTotals, iteration_totals,
                             model_time_totals, pass_counts)
-from workspace.repo import HarnessRepo
+from evoharness.workspace.repo import HarnessRepo
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
 
 
@@ -53,7 +53,7 @@ class HeatRow(BaseModel):
 
 
 class TransferTable(BaseModel):
-    """One evaluation directory under RUN/evals/ and its comparisons (evolve/transfer.py)."""
+    """One evaluation directory under RUN/evals/ and its comparisons (evolve/evaluate/transfer.py)."""
 
     name: str
     rows: list[TransferRow]

@@ -8,8 +8,8 @@ from typing import Any
 import plotly.graph_objects as go
 from pydantic import BaseModel
 
-from evolve.compare import Comparison
-from manifests.scores import Scores
+from evoharness.evolve.evaluate.compare import Comparison
+from evoharness.manifests.scores import Scores
 
 from .data import ReportData
 

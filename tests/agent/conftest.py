@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.events import ListSink
-from agent.loop import AgentResult, run_agent
-from agent.model import Model
+from evoharness.agent.events import ListSink
+from evoharness.agent.loop import AgentResult, run_agent
+from evoharness.agent.model import Model
 from tests.fixtures.host_env import HostEnvironment
-from agent.clients.scripted import ScriptedModel
-from workspace.repo import SEED_DIR
-from workspace.spec import LoadedHarness
-from workspace.validate import load_harness
+from evoharness.agent.clients.scripted import ScriptedModel
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.spec import LoadedHarness
+from evoharness.workspace.validate import load_harness
 
 
 class Harness:

@@ -5,8 +5,8 @@ import pytest
 
 from tests.agent.conftest import last_text
 from tests.agent.test_middleware import RUNNER
-from agent.clients.scripted import ScriptedModel, json_action
-from agent.loop import FRESH_START_CHARS
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
+from evoharness.agent.loop import FRESH_START_CHARS
 
 
 def forever(tool="shell", **arguments):

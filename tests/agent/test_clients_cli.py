@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve.cli import main
+from evoharness.evolve.cli import main
 from tests.fixtures.ollama_server import OllamaScriptServer
 
 
@@ -35,7 +35,7 @@ def test_unknown_spec_exits_2_with_the_accepted_forms(capsys) -> None:
 def test_model_install_reports_both_verified_models(capsys) -> None:
     """install.sh ran `model install`; running it again finds both files verified (their stamps)
     and reports each path and size, as the README's setup relies on."""
-    from agent.clients.weights import WEIGHTS
+    from evoharness.agent.clients.weights import WEIGHTS
 
     with pytest.raises(SystemExit) as exited:
         main(["model", "install", "--json"])

@@ -6,12 +6,12 @@ import socket
 import httpx
 import pytest
 
-from agent.clients import OllamaModel, RetryingModel
-from agent.events import CallTimings
-from agent.model import Message, ModelError, ToolCall
-from agent.parsing import action_schema
+from evoharness.agent.clients import OllamaModel, RetryingModel
+from evoharness.agent.events import CallTimings
+from evoharness.agent.model import Message, ModelError, ToolCall
+from evoharness.agent.parsing import action_schema
 from tests.fixtures.ollama_server import OllamaScriptServer
-from workspace.spec import ToolSpec
+from evoharness.workspace.spec import ToolSpec
 
 SHELL = ToolSpec(
     name="shell",

@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from agent.clients import OpenAICompatModel, RetryingModel
-from agent.events import CallTimings
-from agent.model import Message, ModelError, ToolCall
-from agent.parsing import action_schema
+from evoharness.agent.clients import OpenAICompatModel, RetryingModel
+from evoharness.agent.events import CallTimings
+from evoharness.agent.model import Message, ModelError, ToolCall
+from evoharness.agent.parsing import action_schema
 from tests.fixtures.ollama_server import OllamaScriptServer
-from workspace.spec import ToolSpec
+from evoharness.workspace.spec import ToolSpec
 
 SHELL = ToolSpec(name="shell", description="Run a command",
                  parameters={"type": "object", "properties": {"command": {"type": "string"}}})

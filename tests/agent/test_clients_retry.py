@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel, RetryingModel, make_model
-from agent.model import Message, ModelError
+from evoharness.agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel, RetryingModel, make_model
+from evoharness.agent.model import Message, ModelError
 from evoharness.errors import EvoError
-from agent.clients.scripted import ScriptedModel
+from evoharness.agent.clients.scripted import ScriptedModel
 
 HELLO = [Message(role="user", content="hi")]
 

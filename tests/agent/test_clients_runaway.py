@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel
-from agent.clients.runaway import (
+from evoharness.agent.clients import EmbeddedModel, OllamaModel, OpenAICompatModel
+from evoharness.agent.clients.runaway import (
     MAX_UNIT,
     RUNAWAY_SPAN,
     StreamedText,
@@ -23,10 +23,10 @@ from agent.clients.runaway import (
     cut_runaway,
     runaway_unit,
 )
-from agent.clients.weights import WEIGHTS
-from agent.model import Message, ModelError
-from agent.parsing import action_schema, parse_reply
-from agent.tools import DONE
+from evoharness.agent.clients.weights import WEIGHTS
+from evoharness.agent.model import Message, ModelError
+from evoharness.agent.parsing import action_schema, parse_reply
+from evoharness.agent.tools import DONE
 from tests.fixtures.llama_server import (
     MS_PER_TOKEN,
     PROMPT_CACHED,
@@ -34,7 +34,7 @@ from tests.fixtures.llama_server import (
     FakeLlamaServer,
 )
 from tests.fixtures.ollama_server import STREAM_PIECE, OllamaScriptServer
-from workspace.spec import ToolSpec
+from evoharness.workspace.spec import ToolSpec
 
 SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
     "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.clients import make_model, parse_spec
-from agent.model import Message, ModelError
+from evoharness.agent.clients import make_model, parse_spec
+from evoharness.agent.model import Message, ModelError
 from evoharness.errors import EvoError, ValidationFailed
-from workspace.spec import ToolSpec
+from evoharness.workspace.spec import ToolSpec
 
 SHELL = ToolSpec(name="shell", description="run", parameters={"type": "object"})
 

@@ -1,8 +1,8 @@
 """The stall watch: a call far below the best rates its server has shown is marked stalled."""
 from __future__ import annotations
 
-from agent.clients.timings import STALL_FACTOR, StallWatch
-from agent.events import CallTimings
+from evoharness.agent.clients.timings import STALL_FACTOR, StallWatch
+from evoharness.agent.events import CallTimings
 
 
 def _call(decode_tokens_per_s: float, tokens: int = 40) -> tuple[CallTimings, int]:

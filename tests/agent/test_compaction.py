@@ -1,10 +1,10 @@
 """agent/compaction.py: the transcript keeps system prompt and instruction and shrinks past the budget."""
 from __future__ import annotations
 
-from agent.compaction import Transcript, step_line
-from agent.model import Message
-from agent.tools import ToolResult, refused
-from agent.clients.scripted import ScriptedModel, json_action
+from evoharness.agent.compaction import Transcript, step_line
+from evoharness.agent.model import Message
+from evoharness.agent.tools import ToolResult, refused
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
 
 
 def exchange(i: int, size: int = 400) -> list[Message]:

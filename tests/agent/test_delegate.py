@@ -4,7 +4,7 @@ from __future__ import annotations
 import yaml
 
 from tests.agent.conftest import last_text
-from agent.clients.scripted import json_action
+from evoharness.agent.clients.scripted import json_action
 
 SKILL = """---
 name: csv-tips

@@ -13,8 +13,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from agent.clients import EmbeddedModel, make_model
-from agent.clients.embedded import (
+from evoharness.agent.clients import EmbeddedModel, make_model
+from evoharness.agent.clients.embedded import (
     COMPACT_JSON,
     MAX_SLOTS,
     REPRODUCIBLE_ENV,
@@ -27,13 +27,13 @@ from agent.clients.embedded import (
     machine_cores,
     server_size,
 )
-from agent.clients.weights import WEIGHTS, ModelWeights, WeightsMissing
-from agent.model import Message
-from agent.parsing import action_schema
-from agent.tools import DONE
+from evoharness.agent.clients.weights import WEIGHTS, ModelWeights, WeightsMissing
+from evoharness.agent.model import Message
+from evoharness.agent.parsing import action_schema
+from evoharness.agent.tools import DONE
 from evoharness.errors import EvoError
-from tasks.executor import LocalExecutor
-from workspace.spec import ToolSpec
+from evoharness.tasks.executor import LocalExecutor
+from evoharness.workspace.spec import ToolSpec
 
 SHELL = ToolSpec(name="shell", description="Run a shell command", parameters={
     "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
@@ -69,9 +69,9 @@ def test_real_model_answers_a_json_action(name: str) -> None:
 
 EXIT_UNDER_A_CALL = textwrap.dedent("""
     import atexit, sys, threading, time
-    from agent.clients import embedded
-    from agent.clients.weights import WEIGHTS
-    from agent.model import Message, ModelError
+    from evoharness.agent.clients import embedded
+    from evoharness.agent.clients.weights import WEIGHTS
+    from evoharness.agent.model import Message, ModelError
 
     model = embedded.EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"])
     essay = [Message(role="user", content="Write a long essay about the bash shell.")]
@@ -167,9 +167,9 @@ def test_a_reproducible_server_reuses_its_cache_only_for_the_conversation_it_ser
 
 REPRODUCIBLE_REPLIES = textwrap.dedent("""
     import json
-    from agent.clients.embedded import EmbeddedModel
-    from agent.clients.weights import WEIGHTS
-    from agent.model import Message
+    from evoharness.agent.clients.embedded import EmbeddedModel
+    from evoharness.agent.clients.weights import WEIGHTS
+    from evoharness.agent.model import Message
 
     model = EmbeddedModel(WEIGHTS["qwen2.5-coder-0.5b"])  # sized by EVOHARNESS_REPRODUCIBLE=1
     system = Message(role="system", content="You are a careful shell agent. " * 40)

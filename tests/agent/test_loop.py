@@ -1,11 +1,11 @@
 """agent/loop.py: the full loop on the seed harness with a scripted model and a host workdir."""
 from __future__ import annotations
 
-from agent.events import CallTimings, ModelTotals
-from agent.model import ModelError, ModelReply, Runaway, ToolCall
-from agent.parsing import ACTION_TOKENS, CHARS_PER_TOKEN
+from evoharness.agent.events import CallTimings, ModelTotals
+from evoharness.agent.model import ModelError, ModelReply, Runaway, ToolCall
+from evoharness.agent.parsing import ACTION_TOKENS, CHARS_PER_TOKEN
 from tests.agent.conftest import kinds, last_text
-from agent.clients.scripted import ScriptedModel, json_action, native_call
+from evoharness.agent.clients.scripted import ScriptedModel, json_action, native_call
 
 
 class RecordingModel(ScriptedModel):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.clients import make_model
-from agent.model import ModelReply
-from agent.parsing import parse_reply
+from evoharness.agent.clients import make_model
+from evoharness.agent.model import ModelReply
+from evoharness.agent.parsing import parse_reply
 
 
 @pytest.mark.slow

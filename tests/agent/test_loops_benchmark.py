@@ -2,9 +2,9 @@
 where the loop's third same step read its result, and the time after it is what is saved."""
 from __future__ import annotations
 
-from agent.events import Event
+from evoharness.agent.events import Event
 from benchmarks.loops import ended_loop
-from tasks.results import RolloutResult
+from evoharness.tasks.results import RolloutResult
 
 
 def rollout(steps: list[tuple[str, str]], end_ts: float) -> RolloutResult:

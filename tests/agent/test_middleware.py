@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from tests.agent.conftest import kinds, last_text
-from agent.clients.scripted import json_action
-from agent.middleware import START_CHARS
+from evoharness.agent.clients.scripted import json_action
+from evoharness.agent.middleware import START_CHARS
 
 RUNNER = '''
 if __name__ == "__main__":

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.clients import make_model
-from agent.events import ListSink
-from agent.loop import run_agent
+from evoharness.agent.clients import make_model
+from evoharness.agent.events import ListSink
+from evoharness.agent.loop import run_agent
 from tests.fixtures.host_env import HostEnvironment
 from tests.fixtures.ollama_server import OllamaScriptServer
 

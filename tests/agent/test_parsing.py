@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from agent.model import ModelReply, ToolCall
-from agent.parsing import ParseError, format_instructions, parse_reply
+from evoharness.agent.model import ModelReply, ToolCall
+from evoharness.agent.parsing import ParseError, format_instructions, parse_reply
 
 
 def parse_json(text: str):
@@ -151,9 +151,9 @@ def test_format_instructions_name_the_tools_and_done():
 def test_the_action_schema_admits_each_tool_with_its_own_arguments_only():
     from jsonschema import Draft202012Validator
 
-    from agent.parsing import action_schema
-    from agent.tools import DONE
-    from workspace.spec import ToolSpec
+    from evoharness.agent.parsing import action_schema
+    from evoharness.agent.tools import DONE
+    from evoharness.workspace.spec import ToolSpec
 
     shell = ToolSpec(name="shell", description="run", parameters={
         "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
@@ -176,8 +176,8 @@ def test_the_action_schema_admits_each_tool_with_its_own_arguments_only():
 def test_string_arguments_are_capped_so_the_action_closes_before_the_token_limit():
     from jsonschema import Draft202012Validator
 
-    from agent.parsing import ACTION_TOKENS, CHARS_PER_TOKEN, action_schema
-    from workspace.spec import ToolSpec
+    from evoharness.agent.parsing import ACTION_TOKENS, CHARS_PER_TOKEN, action_schema
+    from evoharness.workspace.spec import ToolSpec
 
     tool = ToolSpec(name="edit", description="edit", parameters={"type": "object", "properties": {
         "path": {"type": "string"}, "mode": {"type": "string", "enum": ["a", "w"]},

@@ -1,8 +1,8 @@
 """agent/recorder.py: one sequence across agents, tags for sub-agents, head+tail cuts."""
 from __future__ import annotations
 
-from agent.events import ListSink
-from agent.recorder import Recorder, clip
+from evoharness.agent.events import ListSink
+from evoharness.agent.recorder import Recorder, clip
 
 
 def test_clip_keeps_head_and_tail():

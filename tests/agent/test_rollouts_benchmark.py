@@ -15,9 +15,9 @@ from benchmarks.rollouts import (
     FIXTURE, NEW, RECORDED, SAMPLE_SEED, TODAY, Conversation, Replay, Step, calls_made, derive,
     messages,
 )
-from agent.events import Event
-from tasks.results import RolloutResult
-from tasks.task import load_suite
+from evoharness.agent.events import Event
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.task import load_suite
 
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 

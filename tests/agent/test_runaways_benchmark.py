@@ -3,9 +3,9 @@ client streams them; a count and a repeated unit are stopped where the stop sees
 tokens after that point are counted as not decoded, in proportion to the characters left."""
 from __future__ import annotations
 
-from agent.events import Event
+from evoharness.agent.events import Event
 from benchmarks.runaways import FIXTURE, Reply, load, replies_of, stopped
-from tasks.results import RolloutResult
+from evoharness.tasks.results import RolloutResult
 
 COUNT = '{"tool":"shell","arguments":{"command":"add_item ' + " ".join(map(str, range(1, 200)))
 REPEAT = '{"tool":"shell","arguments":{"command":"cat f' + " | sed 's/a//g'" * 30

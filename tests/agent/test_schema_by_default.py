@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-import agent.clients.embedded as embedded
-from agent.clients import make_model
-from agent.clients.scripted import json_action
-from agent.parsing import action_schema
-from agent.tools import DONE
+import evoharness.agent.clients.embedded as embedded
+from evoharness.agent.clients import make_model
+from evoharness.agent.clients.scripted import json_action
+from evoharness.agent.parsing import action_schema
+from evoharness.agent.tools import DONE
 from tests.fixtures.llama_server import FakeLlamaServer
 
 DONE_REPLY = json_action("done", summary="finished")

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.environment import ExecResult
-from agent.tools import DONE, ToolRegistry, ToolResult, done_tool, from_exec, harness_tool
+from evoharness.agent.environment import ExecResult
+from evoharness.agent.tools import DONE, ToolRegistry, ToolResult, done_tool, from_exec, harness_tool
 from evoharness.errors import EvoError
 from tests.fixtures.host_env import HostEnvironment
-from workspace.spec import ToolSpec
+from evoharness.workspace.spec import ToolSpec
 
 ECHO = ToolSpec(name="echo", description="echo text", parameters={
     "type": "object", "properties": {"text": {"type": "string"}, "times": {"type": "integer"}},

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from agent.clients.weights import (
+from evoharness.agent.clients.weights import (
     WEIGHTS,
     ModelWeights,
     WeightsCorrupt,

@@ -7,8 +7,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tasks.results import rollout_id
-from traces.schema import DDL
+from evoharness.tasks.results import rollout_id
+from evoharness.traces.schema import DDL
 
 RUN = "run1"
 TIMINGS = ("tokens_read", "tokens_cached", "prefill_ms", "decode_ms")  # events' timing columns

@@ -4,11 +4,11 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from agent.model import Message, ModelError
-from debugger.analyst import Analyst
-from debugger.distill import distill
+from evoharness.agent.model import Message, ModelError
+from evoharness.debugger.analyst import Analyst
+from evoharness.debugger.distill import distill
 from tests.debugger.conftest import RUN
-from agent.clients.scripted import ScriptedModel
+from evoharness.agent.clients.scripted import ScriptedModel
 
 
 def four_tasks(traces) -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import duckdb
 
-from debugger.distill import distill
-from debugger.overview import MAX_CHARS
-from debugger.synthetic import synthesise
+from evoharness.debugger.distill import distill
+from evoharness.debugger.overview import MAX_CHARS
+from evoharness.debugger.synthetic import synthesise
 
 
 def test_500_tasks_overview_bounded(tmp_path: Path) -> None:

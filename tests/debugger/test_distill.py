@@ -4,10 +4,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from debugger.distill import distill
-from manifests.record import ChangeRecord
-from manifests.schema import ChangeManifestEntry, Prediction
-from manifests.scores import Scoreboard
+from evoharness.debugger.distill import distill
+from evoharness.manifests.record import ChangeRecord
+from evoharness.manifests.schema import ChangeManifestEntry, Prediction
+from evoharness.manifests.scores import Scoreboard
 from tests.debugger.conftest import RUN, call, output, shell
 from tests.manifests.builders import judge
 

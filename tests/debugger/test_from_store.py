@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.events import Event
-from debugger.distill import distill
+from evoharness.agent.events import Event
+from evoharness.debugger.distill import distill
 from evoharness.files import write_model
-from tasks.results import Outcome, RolloutResult, rollout_id
-from traces.store import TraceStore
+from evoharness.tasks.results import Outcome, RolloutResult, rollout_id
+from evoharness.traces.store import TraceStore
 
 
 def result(task: str, attempt: int, outcome: Outcome, command: str, split: str = "train") -> RolloutResult:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from debugger import queries as q
-from debugger.distill import distill
-from debugger.patterns import find_patterns, patterns_by_rollout
+from evoharness.debugger import queries as q
+from evoharness.debugger.distill import distill
+from evoharness.debugger.patterns import find_patterns, patterns_by_rollout
 from tests.debugger.conftest import RUN, output, shell
 
 FAILED = "bash: line 1: $1: ambiguous redirect\n[exit code: 1]\n"

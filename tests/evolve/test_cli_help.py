@@ -6,7 +6,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from evolve.cli import app
+from evoharness.evolve.cli import app
 
 
 def _leaf_commands(command, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

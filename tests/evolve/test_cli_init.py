@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evolve.cli import main
-from evolve.run import open_run
-from tasks.split import hash_split
-from tasks.task import load_suite
+from evoharness.evolve.cli import main
+from evoharness.evolve.run import open_run
+from evoharness.tasks.split import hash_split
+from evoharness.tasks.task import load_suite
 from tests.fixtures.suites import write_suite
 
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evolve.cli import app
-from evolve.ledger import EVALUATE, PHASE_ORDER
-from evolve.run import read_run
+from evoharness.evolve.cli import app
+from evoharness.evolve.ledger import EVALUATE, PHASE_ORDER
+from evoharness.evolve.run import read_run
 from tests.fixtures.e2e_agents import (
     HELPFUL_RULE, NOTHING_JUDGED, action, agents, change, done, evolve_rule, solve_rule,
     write_script,

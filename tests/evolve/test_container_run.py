@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from evolve.ledger import RunPaths
+from evoharness.evolve.ledger import RunPaths
 from tests.faults.conftest import edit_config, evoharness, rollouts
 from tests.fixtures.containers import TOOL, container_home, needs_engine, tool_task
 from tests.fixtures.e2e_agents import write_script

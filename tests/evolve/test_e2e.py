@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from debugger.analyst import SYSTEM as ANALYST_SYSTEM
-from evolve.cli import app
-from evolve.config import RunConfig, StopRules
-from evolve.ledger import PHASE_ORDER, Phase
-from evolve.loop import evaluate_once, evolve
-from evolve.report.data import collect
-from evolve.run import init_run, open_run, read_run
+from evoharness.debugger.analyst import SYSTEM as ANALYST_SYSTEM
+from evoharness.evolve.cli import app
+from evoharness.evolve.config import RunConfig, StopRules
+from evoharness.evolve.ledger import PHASE_ORDER, Phase
+from evoharness.evolve.loop import evaluate_once, evolve
+from evoharness.evolve.report.data import collect
+from evoharness.evolve.run import init_run, open_run, read_run
 from tests.fixtures.e2e_agents import (
     HARMFUL_RULE, HELPFUL_RULE, MANIFEST, NOTHING_JUDGED, OTHER_HARMFUL_RULE, action, agents,
     change, done, evolve_rule, harmful_rules, solve_rule, write_script,
 )
-from workspace.repo import SEED_DIR
+from evoharness.workspace.repo import SEED_DIR
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 TRAIN = ["write-alpha", "write-beta"]

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evolve.agent import session
-from evolve.config import ExamConfig, RunConfig, StopRules
-from evolve.ledger import PHASE_ORDER, Phase
-from evolve.loop import evolve
-from evolve.run import init_run, open_run
-from manifests.design import TrialDesign
+from evoharness.evolve.agent import session
+from evoharness.evolve.config import ExamConfig, RunConfig, StopRules
+from evoharness.evolve.ledger import PHASE_ORDER, Phase
+from evoharness.evolve.loop import evolve
+from evoharness.evolve.run import init_run, open_run
+from evoharness.manifests.design import TrialDesign
 
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 TASKS = ["count-lines"]

@@ -15,13 +15,13 @@ from pathlib import Path
 import git
 import pytest
 
-from evolve.config import RunConfig, StopRules
-from evolve.ledger import EVALUATE, PHASE_ORDER, RunPaths
-from evolve.run import init_run, read_run
+from evoharness.evolve.config import RunConfig, StopRules
+from evoharness.evolve.ledger import EVALUATE, PHASE_ORDER, RunPaths
+from evoharness.evolve.run import init_run, read_run
 from tests.fixtures.e2e_agents import (
     HELPFUL_RULE, change, done, evolve_rule, solve_rule, wait, write_script,
 )
-from traces.store import TraceStore
+from evoharness.traces.store import TraceStore
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 TRAIN = ["write-alpha", "write-beta"]

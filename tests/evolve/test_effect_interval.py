@@ -8,13 +8,13 @@ from __future__ import annotations
 import math
 import random
 
-from evolve.compare import pair_interval, pair_interval_of_counts
-from evolve.library.filing import effect_interval
-from manifests.design import TrialDesign
-from manifests.history import TaskCounts, TreeHistory
-from manifests.probe import ProbeOutcomes
-from manifests.trial import Trial
-from manifests.verdict import TrialVerdict
+from evoharness.evolve.evaluate.compare import pair_interval, pair_interval_of_counts
+from evoharness.evolve.library.filing import effect_interval
+from evoharness.manifests.design import TrialDesign
+from evoharness.manifests.history import TaskCounts, TreeHistory
+from evoharness.manifests.probe import ProbeOutcomes
+from evoharness.manifests.trial import Trial
+from evoharness.manifests.verdict import TrialVerdict
 
 from tests.manifests.builders import change
 

@@ -10,23 +10,23 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from agent.events import ListSink
+from evoharness.agent.events import ListSink
 from evoharness.errors import EvoError
-from evolve.agent import EvolveOutcome, run_evolve_agent
-from evolve.agent.change import applying_call, change_spec
-from evolve.agent.components import skeleton_edits
-from evolve.agent.tools import LibraryOffer
-from evolve.library.starter import starter_entries
+from evoharness.evolve.agent import EvolveOutcome, run_evolve_agent
+from evoharness.evolve.agent.change import applying_call, change_spec
+from evoharness.evolve.agent.components import skeleton_edits
+from evoharness.evolve.agent.tools import LibraryOffer
+from evoharness.evolve.library.starter import starter_entries
 from tests.manifests.builders import judge
-from manifests.record import ChangeRecord
-from manifests.revert import RevertRecord
-from manifests.schema import ChangeManifestEntry, IterationManifest
-from agent.clients.scripted import ScriptedModel, json_action, native_call
-from traces.store import TraceStore
-from workspace.edits import apply_edits
-from workspace.repo import HarnessRepo
-from workspace.spec import Settings
-from workspace.validate import load_harness
+from evoharness.manifests.record import ChangeRecord
+from evoharness.manifests.revert import RevertRecord
+from evoharness.manifests.schema import ChangeManifestEntry, IterationManifest
+from evoharness.agent.clients.scripted import ScriptedModel, json_action, native_call
+from evoharness.traces.store import TraceStore
+from evoharness.workspace.edits import apply_edits
+from evoharness.workspace.repo import HarnessRepo
+from evoharness.workspace.spec import Settings
+from evoharness.workspace.validate import load_harness
 
 TRAIN = ["fix-parser", "count-lines"]
 HELDOUT = "secret-heldout-task"

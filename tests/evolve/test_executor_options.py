@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evolve.cli import main
-from evolve.config import load_config
+from evoharness.evolve.cli import main
+from evoharness.evolve.config import load_config
 from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
-from traces.store import TraceStore
+from evoharness.traces.store import TraceStore
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import socket
 
-from agent.clients.speed import MachineSpeed, load_speed, save_speed
-from evolve.config import RunConfig
-from evolve.forecast import forecast_lines, pace, plan, remember
-from evolve.run import read_run
-from evolve.status import status
+from evoharness.agent.clients.speed import MachineSpeed, load_speed, save_speed
+from evoharness.evolve.config import RunConfig
+from evoharness.evolve.forecast import forecast_lines, pace, plan, remember
+from evoharness.evolve.run import read_run
+from evoharness.evolve.status import status
 from tests.fixtures.recorded_run import build_recorded_run
 
 DEMO = RunConfig(run_id="demo", tasks="tasks/suite", k=2, stop={"iterations": 2},

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from evolve.agent.components import skeleton_edits
-from evolve.agent.lessons import added_text, harness_rules, restated, rule_lines, same_lesson
-from workspace.edits import commit_edits
-from workspace.repo import HarnessRepo
+from evoharness.evolve.agent.components import skeleton_edits
+from evoharness.evolve.agent.lessons import added_text, harness_rules, restated, rule_lines, same_lesson
+from evoharness.workspace.edits import commit_edits
+from evoharness.workspace.repo import HarnessRepo
 
 SEED_CHECK = "Check your work (run it, test it, read the output) before calling `done`."
 SEED_ERRORS = "Read error messages and fix their cause before trying again."

@@ -10,21 +10,21 @@ import git
 import pytest
 from typer.testing import CliRunner
 
-from evolve.cli import app
-from evolve.config import RunConfig, StopRules
-from evolve.library.cue import OFFERED, offers
-from evolve.library.entry import Cue, LibraryEntry, Numbers, Trial
-from evolve.library.store import Library
-from evolve.loop import evolve
-from evolve.run import init_run, read_run
+from evoharness.evolve.cli import app
+from evoharness.evolve.config import RunConfig, StopRules
+from evoharness.evolve.library.cue import OFFERED, offers
+from evoharness.evolve.library.entry import Cue, LibraryEntry, Numbers, Trial
+from evoharness.evolve.library.store import Library
+from evoharness.evolve.loop import evolve
+from evoharness.evolve.run import init_run, read_run
 from tests.fixtures.e2e_agents import (
     HELPFUL_RULE, action, agents, change, done, evolve_rule, solve_rule, write_script,
 )
 from tests.fixtures.suites import write_suite
 from tests.manifests.builders import change as manifest_entry
 from tests.traces.helpers import result, write
-from traces.store import TraceStore
-from workspace.repo import HarnessRepo
+from evoharness.traces.store import TraceStore
+from evoharness.workspace.repo import HarnessRepo
 
 OTHER_RULE = "Read the whole instruction twice before acting."
 

@@ -13,15 +13,15 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from evolve.agent.components import RUNNER
-from evolve.cli import app
-from evolve.library.store import Library
-from evolve.run import read_run
+from evoharness.evolve.agent.components import RUNNER
+from evoharness.evolve.cli import app
+from evoharness.evolve.library.store import Library
+from evoharness.evolve.run import read_run
 from tests.fixtures.e2e_agents import (
     EVOLVE_MARKER, MANIFEST, action, done, evolve_rule, solve_rule, write_script,
 )
 from tests.fixtures.suites import write_suite
-from workspace.repo import HarnessRepo
+from evoharness.workspace.repo import HarnessRepo
 
 MARKER = "Run the RUN line of the instruction first."  # the scripted code agent acts on it
 HELPFUL = ('def before_model(messages, context):\n'

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from evolve.library.cue import (cued_tasks, offers, reached_tasks, rollout_signatures,
+from evoharness.evolve.library.cue import (cued_tasks, offers, reached_tasks, rollout_signatures,
                                 task_signatures)
-from evolve.library.entry import Numbers, Trial
-from evolve.library.starter import starter_diff, starter_entries
-from evolve.library.store import Library
+from evoharness.evolve.library.entry import Numbers, Trial
+from evoharness.evolve.library.starter import starter_diff, starter_entries
+from evoharness.evolve.library.store import Library
 from tests.debugger.conftest import RUN, Traces, output, shell
 
 REFUSED_RM = [shell("echo x > out.txt"), output(""), shell("rm out.txt"), output("")]

@@ -16,20 +16,20 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from agent.clients.scripted import ScriptedModel, json_action, native_call
-from agent.model import Message
-from debugger.patterns import DETECTORS
+from evoharness.agent.clients.scripted import ScriptedModel, json_action, native_call
+from evoharness.agent.model import Message
+from evoharness.debugger.patterns import DETECTORS
 from evoharness.errors import EvoError
-from evolve.agent.components import RUNNER
-from evolve.cli import app
-from evolve.library.starter import PATTERN_CLASS, starter_diff, starter_entries
-from tasks.results import RolloutResult
-from tasks.runner import run_rollouts
-from tasks.task import load_task
-from workspace.edits import apply_edits
-from workspace.repo import SEED_DIR
-from workspace.spec import LoadedHarness
-from workspace.validate import load_harness
+from evoharness.evolve.agent.components import RUNNER
+from evoharness.evolve.cli import app
+from evoharness.evolve.library.starter import PATTERN_CLASS, starter_diff, starter_entries
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.runner import run_rollouts
+from evoharness.tasks.task import load_task
+from evoharness.workspace.edits import apply_edits
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.spec import LoadedHarness
+from evoharness.workspace.validate import load_harness
 
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = ROOT / "tests" / "fixtures" / "tasks" / "hello-world"  # wants hello.txt: Hello, world!
@@ -295,8 +295,8 @@ class HotRecounter(ScriptedModel):
 
 
 def test_terse_actions_leave_the_thought_out_of_the_prompt_and_the_grammar(tmp_path: Path) -> None:
-    from agent.parsing import action_schema
-    from workspace.validate import render_system_prompt
+    from evoharness.agent.parsing import action_schema
+    from evoharness.workspace.validate import render_system_prompt
 
     seed, terse = harness(tmp_path, None), harness(tmp_path, "terse-actions")
     assert '"thought"' in render_system_prompt(seed)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evolve.lineage import lineage
-from evolve.run import read_run
-from manifests.revert import RevertRecord
+from evoharness.evolve.lineage import lineage
+from evoharness.evolve.run import read_run
+from evoharness.manifests.revert import RevertRecord
 from tests.fixtures.recorded_run import build_recorded_run
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import duckdb
 
-from evolve import phases
-from evolve.config import RunConfig, StopRules, load_config, save_config
-from evolve.ledger import EVALUATE, PHASE_ORDER, Phase
-from evolve.loop import LoopResult, evolve, run_phases
-from evolve.run import init_run, open_run, read_run
+from evoharness.evolve import phases
+from evoharness.evolve.config import RunConfig, StopRules, load_config, save_config
+from evoharness.evolve.ledger import EVALUATE, PHASE_ORDER, Phase
+from evoharness.evolve.loop import LoopResult, evolve, run_phases
+from evoharness.evolve.run import init_run, open_run, read_run
 from tests.fixtures.e2e_agents import (
     HARMFUL_RULE, HELPFUL_RULE, NOTHING_JUDGED, agents, change, done, evolve_rule, solve_rule, write_script,
 )

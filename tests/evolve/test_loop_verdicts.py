@@ -26,12 +26,12 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks.loop_verdicts import World, configure, init_args, rule_text
-from evolve.cli import app
-from evolve.report.build import render_report
-from evolve.report.data import collect
-from evolve.run import open_run, read_run
-from manifests.scores import Scoreboard
-from traces.queries import pass_counts
+from evoharness.evolve.cli import app
+from evoharness.evolve.report.build import render_report
+from evoharness.evolve.report.data import collect
+from evoharness.evolve.run import open_run, read_run
+from evoharness.manifests.scores import Scoreboard
+from evoharness.traces.queries import pass_counts
 
 pytestmark = pytest.mark.slow
 

@@ -15,10 +15,10 @@ import duckdb
 import git
 import pytest
 
-from evolve.config import RunConfig, StopRules
-from evolve.ledger import RunPaths
-from evolve.run import init_run
-from evolve.status import status
+from evoharness.evolve.config import RunConfig, StopRules
+from evoharness.evolve.ledger import RunPaths
+from evoharness.evolve.run import init_run
+from evoharness.evolve.status import status
 from tests.fixtures.e2e_agents import (
     HELPFUL_RULE, NOTHING_JUDGED, change, done, evolve_rule, solve_rule, wait, write_script,
 )

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from benchmarks.remedies import effect_lines
-from evolve.library.entry import Numbers
-from evolve.run import read_run
+from evoharness.evolve.library.entry import Numbers
+from evoharness.evolve.run import read_run
 from tests.fixtures.e2e_agents import solve_rule, write_script
 from tests.fixtures.suites import write_suite
 

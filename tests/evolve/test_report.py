@@ -8,9 +8,9 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from evolve.cli import app, main
-from evolve.report.build import render_report
-from evolve.report.data import collect
+from evoharness.evolve.cli import app, main
+from evoharness.evolve.report.build import render_report
+from evoharness.evolve.report.data import collect
 from tests.fixtures.recorded_run import CHANGES, SCENARIOS, build_recorded_run, record_exam
 
 runner = CliRunner()

@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 
-from evolve.report.build import write_report
-from evolve.report.data import collect
+from evoharness.evolve.report.build import write_report
+from evoharness.evolve.report.data import collect
 from tests.fixtures.recorded_run import build_recorded_run, record_exam
 
 CHROMIUM = Path("/usr/bin/chromium")

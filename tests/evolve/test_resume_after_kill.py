@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evolve.config import RunConfig
-from evolve.ledger import Phase
-from evolve.recovery import prepare_workspace
-from evolve.run import init_run, open_run
+from evoharness.evolve.config import RunConfig
+from evoharness.evolve.ledger import Phase
+from evoharness.evolve.recovery import prepare_workspace
+from evoharness.evolve.run import init_run, open_run
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 

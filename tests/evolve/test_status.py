@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from evolve.cli.run import compact_count
-from evolve.ledger import RunPaths
-from evolve.status import status
+from evoharness.evolve.cli.run import compact_count
+from evoharness.evolve.ledger import RunPaths
+from evoharness.evolve.status import status
 from tests.fixtures.recorded_run import build_recorded_run
 
 HOLD_RUN = """
 import sys, duckdb
 from pathlib import Path
-from evolve.ledger import RunPaths
-from evolve.ledger.lock import RunLock
+from evoharness.evolve.ledger import RunPaths
+from evoharness.evolve.ledger.lock import RunLock
 paths = RunPaths(root=Path(sys.argv[1]))
 RunLock(paths.lock).acquire("evolve")
 con = duckdb.connect(str(paths.db))  # as the loop holds it while it writes
@@ -96,7 +96,7 @@ def test_status_command_says_evolve_is_running(run_dir):
 def test_status_of_a_stopped_run_still_running_says_it_is_in_the_final_exam(run_dir):
     """After a stop rule held, the loop's process goes on with the exam: not "iteration 2 ...",
     and no forecast of the whole run."""
-    from evolve.run import open_run
+    from evoharness.evolve.run import open_run
 
     command = [str(Path(sys.executable).parent / "evoharness"), "status", str(run_dir)]
     assert "forecast:" in subprocess.run(command, capture_output=True, text=True).stdout
@@ -159,8 +159,8 @@ def _status_lines(run_dir) -> list[str]:
 def test_the_path_wraps_a_long_prediction_between_task_names():
     """At 80 columns a table column folded `count-extensions-script` in two; the prediction line
     now wraps only between tasks."""
-    from evolve.cli.run import path_lines
-    from evolve.lineage import LineageRow
+    from evoharness.evolve.cli.run import path_lines
+    from evoharness.evolve.lineage import LineageRow
 
     tasks = ["count-extensions-script", "fix-inventory-module", "git-resolve-merge-conflict",
              "customer-report", "rename-to-markdown"]

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from evolve.cli import main
-from evolve.config import RunConfig, StopRules
-from evolve.ledger import Phase
-from evolve.loop import evolve
-from evolve.run import init_run, open_run, read_run
-from evolve.trials import outcomes, probe_pairs_to_cap, stored_rollouts, trial_of
+from evoharness.evolve.cli import main
+from evoharness.evolve.config import RunConfig, StopRules
+from evoharness.evolve.ledger import Phase
+from evoharness.evolve.loop import evolve
+from evoharness.evolve.run import init_run, open_run, read_run
+from evoharness.evolve.trials import outcomes, probe_pairs_to_cap, stored_rollouts, trial_of
 from tests.fixtures import hiding
 from tests.fixtures.e2e_agents import (
     MANIFEST, action, change, done, evolve_rule, solve_rule, write_script,

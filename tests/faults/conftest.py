@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.clients.scripted import json_action
-from evolve.ledger import RunPaths
+from evoharness.agent.clients.scripted import json_action
+from evoharness.evolve.ledger import RunPaths
 from tests.fixtures.e2e_agents import EVOLVE_MARKER
-from traces.store import TraceStore
+from evoharness.traces.store import TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [str(Path(sys.executable).parent / "evoharness")]  # the console script beside the venv's python

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workspace.repo import SEED_DIR
+from evoharness.workspace.repo import SEED_DIR
 
 from .conftest import FIXTURE_TASKS, assert_clean_error, edit_config, evoharness, make_run
 

@@ -20,17 +20,17 @@ from pathlib import Path
 import git
 import pytest
 
-from evolve.cli import main
-from evolve.config import RunConfig, StopRules
-from evolve.ledger import EVALUATE, PHASE_ORDER, Phase, RunPaths
-from evolve.run import init_run, open_run, read_run
-from evolve.trials import outcomes, stored_rollouts, trial_of
+from evoharness.evolve.cli import main
+from evoharness.evolve.config import RunConfig, StopRules
+from evoharness.evolve.ledger import EVALUATE, PHASE_ORDER, Phase, RunPaths
+from evoharness.evolve.run import init_run, open_run, read_run
+from evoharness.evolve.trials import outcomes, stored_rollouts, trial_of
 from tests.fixtures.e2e_agents import (
     HARMFUL_RULE, HELPFUL_RULE, NOTHING_JUDGED, OTHER_HARMFUL_RULE, change, done, evolve_rule,
     harmful_rules, solve_rule, write_script,
 )
 from tests.traces.helpers import tables
-from traces.store import StoreDamaged, TraceStore
+from evoharness.traces.store import StoreDamaged, TraceStore
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "e2e_suite"
 TRAIN = ["write-alpha", "write-beta"]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.ollama_server import OllamaScriptServer
-from agent.clients.scripted import json_action
+from evoharness.agent.clients.scripted import json_action
 
 from .conftest import (HELLO, assert_clean_error, evoharness, forever, instruction_of, make_run,
                        result_files, rollouts, solver)

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import psutil
 
-from tasks.results import RolloutResult
-from tasks.runner import run_rollouts
-from tasks.task import load_task
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.runner import run_rollouts
+from evoharness.tasks.task import load_task
 from tests.fixtures.containers import unique
 from tests.fixtures.ollama_server import OllamaScriptServer
-from agent.clients.scripted import ScriptedModel, json_action
-from workspace.repo import SEED_DIR
-from workspace.validate import load_harness
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.validate import load_harness
 
 from .conftest import FIXTURE_TASKS
 

@@ -5,13 +5,13 @@ from datetime import datetime, timezone
 
 import duckdb
 
-from manifests.design import TrialDesign
-from manifests.history import TaskCounts, TreeHistory
-from manifests.judgement import Applied, Judgement, TrialSetup
-from manifests.probe import ProbeOutcomes
-from manifests.schema import ChangeManifestEntry, IterationManifest, Prediction
-from manifests.trial import Trial
-from traces.schema import DDL
+from evoharness.manifests.design import TrialDesign
+from evoharness.manifests.history import TaskCounts, TreeHistory
+from evoharness.manifests.judgement import Applied, Judgement, TrialSetup
+from evoharness.manifests.probe import ProbeOutcomes
+from evoharness.manifests.schema import ChangeManifestEntry, IterationManifest, Prediction
+from evoharness.manifests.trial import Trial
+from evoharness.traces.schema import DDL
 
 
 def change(cid: str, fixes: dict[str, float] | None = None, regs: dict[str, float] | None = None,

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from evolve.cli import app
-from evolve.config import RunConfig
-from evolve.run import init_run, open_run
-from workspace.repo import HarnessRepo
+from evoharness.evolve.cli import app
+from evoharness.evolve.config import RunConfig
+from evoharness.evolve.run import init_run, open_run
+from evoharness.workspace.repo import HarnessRepo
 
 from .builders import change, judge, manifest
 from .test_revert import edit

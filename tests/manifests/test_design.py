@@ -7,8 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from evoharness.errors import ValidationFailed
-from evolve.config import validate_config
-from manifests.design import TrialDesign
+from evoharness.evolve.config import validate_config
+from evoharness.manifests.design import TrialDesign
 
 
 def test_defaults_are_the_benchmarked_design():

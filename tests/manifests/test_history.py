@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from manifests.history import TreeHistory, beta_quantile
-from manifests.history import TaskCounts
+from evoharness.manifests.history import TreeHistory, beta_quantile
+from evoharness.manifests.history import TaskCounts
 
 
 def _history(**counts: str) -> TreeHistory:

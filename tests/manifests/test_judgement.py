@@ -2,9 +2,9 @@
 back whole; what a reader shows (fixes, regressions, the record's verdict) derives from them."""
 from __future__ import annotations
 
-from manifests.judgement import Judgement
-from manifests.record import ChangeRecord
-from manifests.revert import RevertRecord
+from evoharness.manifests.judgement import Judgement
+from evoharness.manifests.record import ChangeRecord
+from evoharness.manifests.revert import RevertRecord
 
 from .builders import change, judge
 

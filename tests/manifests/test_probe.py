@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from manifests.design import TrialDesign
-from manifests.probe import ProbeOutcomes, ProbeReplay, plan_probe, probe_target
-from manifests.sequential import calibrated_threshold, mixture_evalue
+from evoharness.manifests.design import TrialDesign
+from evoharness.manifests.probe import ProbeOutcomes, ProbeReplay, plan_probe, probe_target
+from evoharness.manifests.sequential import calibrated_threshold, mixture_evalue
 
 DESIGN = TrialDesign()
 

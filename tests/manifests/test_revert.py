@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from evoharness.errors import EvoError
-from manifests.revert import apply_decisions, rollback
-from workspace.repo import HarnessRepo
+from evoharness.manifests.revert import apply_decisions, rollback
+from evoharness.workspace.repo import HarnessRepo
 
 from .builders import change
 

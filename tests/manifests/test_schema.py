@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from manifests.schema import EvidenceRef
+from evoharness.manifests.schema import EvidenceRef
 
 
 def test_evidence_may_name_a_rollout_by_its_attempt_but_nothing_else() -> None:

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from manifests.record import ChangeRecord
-from manifests.revert import RevertRecord
-from manifests.scores import NOTHING_JUDGED, Scoreboard, Scores, score
+from evoharness.manifests.record import ChangeRecord
+from evoharness.manifests.revert import RevertRecord
+from evoharness.manifests.scores import NOTHING_JUDGED, Scoreboard, Scores, score
 
 from .builders import change, judge
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from manifests.design import TrialDesign
-from manifests.history import TreeHistory
-from manifests.history import TaskCounts
-from manifests.screen import ScreenTask, plan_screen, screen_state
-from manifests.sequential import calibrated_threshold, mixture_evalue
+from evoharness.manifests.design import TrialDesign
+from evoharness.manifests.history import TreeHistory
+from evoharness.manifests.history import TaskCounts
+from evoharness.manifests.screen import ScreenTask, plan_screen, screen_state
+from evoharness.manifests.sequential import calibrated_threshold, mixture_evalue
 
 DESIGN = TrialDesign()  # margin .7, candidates plausibly >= .9, top-up to 8, dropped below .75
 T, F = True, False

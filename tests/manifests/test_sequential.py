@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from evoharness.errors import EvoError
-from manifests.sequential import (
+from evoharness.manifests.sequential import (
     binom_cdf,
     calibrated_threshold,
     crossing_probability,

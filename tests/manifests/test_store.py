@@ -6,8 +6,8 @@ import json
 import pytest
 
 from evoharness.errors import EvoError, ValidationFailed
-from manifests.schema import IterationManifest, Prediction, json_schema
-from manifests.store import load_manifest, load_manifests, save_manifest, trailers_for
+from evoharness.manifests.schema import IterationManifest, Prediction, json_schema
+from evoharness.manifests.store import load_manifest, load_manifests, save_manifest, trailers_for
 
 from .builders import change, manifest
 

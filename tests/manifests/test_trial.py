@@ -8,12 +8,12 @@ from collections.abc import Callable
 import pytest
 
 from evoharness.errors import EvoError
-from manifests.design import TrialDesign
-from manifests.history import TreeHistory
-from manifests.history import TaskCounts
-from manifests.probe import ProbeOutcomes
-from manifests.trial import RolloutRequest, Trial
-from manifests.verdict import TrialVerdict
+from evoharness.manifests.design import TrialDesign
+from evoharness.manifests.history import TreeHistory
+from evoharness.manifests.history import TaskCounts
+from evoharness.manifests.probe import ProbeOutcomes
+from evoharness.manifests.trial import RolloutRequest, Trial
+from evoharness.manifests.verdict import TrialVerdict
 
 from .builders import change
 

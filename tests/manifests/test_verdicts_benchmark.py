@@ -23,7 +23,7 @@ from scipy.stats import binom
 from benchmarks.verdicts import (
     FALSE_ACCEPT, POWER, RUN_MIX, Cell, Tally, keep_rate, rollouts, run,
 )
-from manifests.design import TrialDesign
+from evoharness.manifests.design import TrialDesign
 
 TRIALS = 25  # worlds per cell; 36 cells, so about 900 changes per strategy
 ALPHA = 0.001

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from tasks.environments import EnvironmentSettings, environments
-from tasks.task import load_task
+from evoharness.tasks.sandbox.environments import EnvironmentSettings, environments
+from evoharness.tasks.task import load_task
 from tests.fixtures.containers import container_home, needs_engine
 
 from .test_verifier_attacks import REWARD_SWAPS, SECRET, swapped_reward_is_read_safely

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.tools import ToolResult
-from evolve.agent.change import ChangeTool
-from tasks.results import Outcome, RolloutResult
-from tasks.runner import run_rollouts
-from tasks.task import load_task
-from agent.clients.scripted import ScriptedModel, json_action
-from workspace.repo import HarnessRepo
-from workspace.validate import load_harness
+from evoharness.agent.tools import ToolResult
+from evoharness.evolve.agent.change import ChangeTool
+from evoharness.tasks.results import Outcome, RolloutResult
+from evoharness.tasks.runner import run_rollouts
+from evoharness.tasks.task import load_task
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
+from evoharness.workspace.repo import HarnessRepo
+from evoharness.workspace.validate import load_harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

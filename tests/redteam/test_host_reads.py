@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.conftest import FIXTURE_TASKS, evoharness
-from workspace.repo import SEED_DIR
+from evoharness.workspace.repo import SEED_DIR
 
 SECRET = "evo-host-secret-4c1d"  # a string only the root-only file holds
 LINKED = "symlinks and special files are not allowed"

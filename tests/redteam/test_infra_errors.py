@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evolve.cli import main
-from workspace.repo import SEED_DIR
+from evoharness.evolve.cli import main
+from evoharness.workspace.repo import SEED_DIR
 
 from .verifier_rollout import FIXTURES, attack, contained, user_task
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.clients import OllamaModel, OpenAICompatModel
-from tasks.results import Outcome, RolloutResult
-from tasks.runner import run_rollouts
-from tasks.task import load_task
+from evoharness.agent.clients import OllamaModel, OpenAICompatModel
+from evoharness.tasks.results import Outcome, RolloutResult
+from evoharness.tasks.runner import run_rollouts
+from evoharness.tasks.task import load_task
 from tests.fixtures.ollama_server import OllamaScriptServer
-from agent.clients.scripted import ScriptedModel, json_action
-from workspace.repo import SEED_DIR
-from workspace.validate import load_harness
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.validate import load_harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.limits import Cgroup, Limits
-from tasks.sandbox import BwrapSandbox
+from evoharness.tasks.sandbox.limits import Cgroup, Limits
+from evoharness.tasks.sandbox.bwrap import BwrapSandbox
 
 from .verifier_rollout import attack, user_task
 
@@ -41,7 +41,7 @@ def test_no_api_key_reaches_the_sandbox(tmp_path, monkeypatch, privileged):
     """bwrap itself starts with a minimal environment: the key is neither in the command's
     environment nor in /proc/1/environ (bwrap's init), which a non-root user's sandbox can read."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setattr("tasks.sandbox.privileged", lambda: privileged)
+    monkeypatch.setattr("evoharness.tasks.sandbox.bwrap.privileged", lambda: privileged)
     task = user_task(tmp_path, test_sh=PASS_TEST_SH)
     result, [environ, env] = attack(tmp_path, task, "tr '\\0' '\\n' < /proc/1/environ",
                                     "env; cat /proc/self/environ")
@@ -132,7 +132,7 @@ def test_without_a_volume_the_watchdog_sees_them_too(tmp_path, monkeypatch, how)
     """Where no volume can be mounted (here: as if none could), the watchdog walks by directory
     descriptors, at any depth, and counts the deleted files the command's processes hold open:
     the command is killed (it would hold its 100 MiB for 60 s)."""
-    monkeypatch.setattr("tasks.sandbox.Volume.create", lambda *args, **kwargs: None)
+    monkeypatch.setattr("evoharness.tasks.sandbox.bwrap.Volume.create", lambda *args, **kwargs: None)
     task = limited_task(tmp_path, storage_mb=20)
     _, [out] = attack(tmp_path, task, _writer(WALKAROUNDS[how], hold=60))
     assert "grew past the task's disk limit" in out, out
@@ -331,7 +331,7 @@ def test_each_commands_cgroup_goes_with_it(tmp_path, monkeypatch):
     def recording(limits):
         made.append(create(limits))
         return made[-1]
-    monkeypatch.setattr("tasks.sandbox.Cgroup.create", recording)
+    monkeypatch.setattr("evoharness.tasks.sandbox.bwrap.Cgroup.create", recording)
     box = BwrapSandbox(tmp_path, limits=Limits(memory_mb=128))
     try:
         box.exec("sleep 300 & echo started", timeout=20)

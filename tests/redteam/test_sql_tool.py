@@ -10,11 +10,11 @@ import textwrap
 
 import pytest
 
-from tasks.results import rollout_id
+from evoharness.tasks.results import rollout_id
 from tests.traces.helpers import result, write
-from traces.sql_child import MEMORY_BYTES
-from traces.sql_tool import RESTRICTED_VIEW, SqlError, SqlTool, run_readonly_sql
-from traces.store import TraceStore
+from evoharness.traces.sql_child import MEMORY_BYTES
+from evoharness.traces.sql_tool import RESTRICTED_VIEW, SqlError, SqlTool, run_readonly_sql
+from evoharness.traces.store import TraceStore
 
 pytestmark = pytest.mark.timeout(300)  # a safety net only: every query here ends in seconds
 
@@ -138,7 +138,7 @@ def test_a_memory_bomb_fails_instead_of_growing_the_process(tmp_path):
     TraceStore(db).close()
     script = textwrap.dedent(f"""
         import resource
-        from traces.sql_tool import SqlError, run_readonly_sql
+        from evoharness.traces.sql_tool import SqlError, run_readonly_sql
         try:
             run_readonly_sql({str(db)!r}, "SELECT length(string_agg(repeat('x', 1000), '')) "
                              "FROM range(20000000)", timeout_s=120)

@@ -11,15 +11,15 @@ from pathlib import Path
 import git
 import pytest
 
-from agent.clients.scripted import ScriptedModel, json_action
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
 from evoharness.errors import EvoError
-from tasks.executor import HarnessTree, LocalExecutor, RolloutSpec, execute
-from tasks.results import RolloutResult
-from tasks.sandbox import BwrapSandbox
-from tasks.task import load_task
+from evoharness.tasks.executor import HarnessTree, LocalExecutor, RolloutSpec, execute
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.sandbox.bwrap import BwrapSandbox
+from evoharness.tasks.task import load_task
 from tests.faults.conftest import evoharness
-from workspace.edits import EditRefused, WriteFile, apply_edits
-from workspace.repo import HarnessRepo
+from evoharness.workspace.edits import EditRefused, WriteFile, apply_edits
+from evoharness.workspace.repo import HarnessRepo
 
 from .verifier_rollout import FIXTURES
 

@@ -29,11 +29,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-import tasks.verifier
+from evoharness.tasks import verifier
 from evoharness.errors import ValidationFailed
-from tasks.reward import read_reward
-from tasks.sandbox import BwrapSandbox
-from tasks.task import load_task
+from evoharness.tasks.reward import read_reward
+from evoharness.tasks.sandbox.bwrap import BwrapSandbox
+from evoharness.tasks.task import load_task
 
 from .verifier_rollout import (
     FIXTURES, attack, contained, succeeded, suite_task, user_task, without_nested_sandbox,
@@ -63,7 +63,7 @@ def test_a_users_harbor_task_cannot_be_shadowed_from_app(tmp_path, monkeypatch, 
     task = load_task(FIXTURES / "hello-world")
     result, _ = attack(tmp_path / "defended", task, SHADOWS[how])
     contained(result)
-    monkeypatch.setattr(tasks.verifier, "VERIFIER_ENV", {})
+    monkeypatch.setattr(verifier, "VERIFIER_ENV", {})
     succeeded(attack(tmp_path / "undefended", task, SHADOWS[how])[0])
 
 
@@ -201,7 +201,7 @@ def test_whatever_replaces_the_reward_file_is_read_safely(tmp_path, monkeypatch,
     swapped_reward_is_read_safely(tmp_path, how)
     if how not in SWAP_HARMS:
         return
-    monkeypatch.setattr(tasks.verifier, "read_reward", naive_read_reward)
+    monkeypatch.setattr(verifier, "read_reward", naive_read_reward)
     if SWAP_HARMS[how] == "unstorable":
         with pytest.raises(ValidationError, match="reward"):
             swap_attack(tmp_path / "undefended", how)
@@ -342,7 +342,7 @@ def test_a_chain_of_links_into_the_tests_does_not_cross_over(tmp_path):
 
 def test_the_chain_of_links_passes_with_the_final_check_off(tmp_path, monkeypatch):
     """The attack is real: without the check against the final tree, it passes the task."""
-    monkeypatch.setattr("tasks.verifier.drop_escaping_links", lambda app, names: [])
+    monkeypatch.setattr("evoharness.tasks.verifier.drop_escaping_links", lambda app, names: [])
     result, _ = attack(tmp_path, _comparing_task(tmp_path), LINK_CHAIN)
     assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
 

@@ -7,13 +7,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from tasks.results import RolloutResult
-from tasks.runner import run_rollouts
-from tasks.sandbox import BwrapSandbox
-from tasks.task import Task, load_task
-from agent.clients.scripted import ScriptedModel, json_action
-from workspace.repo import SEED_DIR
-from workspace.validate import load_harness
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.runner import run_rollouts
+from evoharness.tasks.sandbox.bwrap import BwrapSandbox
+from evoharness.tasks.task import Task, load_task
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.validate import load_harness
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "tasks" / "suite"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.sandbox import BwrapSandbox
-from tasks.task import load_task
+from evoharness.tasks.sandbox.bwrap import BwrapSandbox
+from evoharness.tasks.task import load_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 
@@ -26,8 +26,8 @@ def sum_task():
 
 @pytest.fixture
 def seed_harness():
-    from workspace.repo import SEED_DIR
-    from workspace.validate import load_harness
+    from evoharness.workspace.repo import SEED_DIR
+    from evoharness.workspace.validate import load_harness
 
     return load_harness(SEED_DIR)
 

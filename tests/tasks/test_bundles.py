@@ -6,7 +6,7 @@ import os
 import threading
 from pathlib import Path
 
-from tasks.bundles import content_key, pack_dir, unpack_cached
+from evoharness.tasks.bundles import content_key, pack_dir, unpack_cached
 
 
 def make_task(root: Path, text: str = "print('hi')\n") -> Path:

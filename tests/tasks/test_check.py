@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from evolve.cli import main
+from evoharness.evolve.cli import main
 
 from .conftest import FIXTURES, needs_bwrap
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tasks.executor import HarnessTree, LocalExecutor, RolloutSpec, execute, rollout_specs
-from tasks.results import Outcome, RolloutResult
-from tasks.runner import plan_rollouts
-from tasks.sandbox import BwrapSandbox
-from tasks.task import load_suite
+from evoharness.tasks.executor import HarnessTree, LocalExecutor, RolloutSpec, execute, rollout_specs
+from evoharness.tasks.results import Outcome, RolloutResult
+from evoharness.tasks.runner import plan_rollouts
+from evoharness.tasks.sandbox.bwrap import BwrapSandbox
+from evoharness.tasks.task import load_suite
 from tests.fixtures.e2e_agents import HELPFUL_RULE, solve_rule, write_script
-from workspace.edits import AppendRule
-from workspace.repo import HarnessRepo
+from evoharness.workspace.edits import AppendRule
+from evoharness.workspace.repo import HarnessRepo
 
 from .conftest import needs_bwrap
 

@@ -8,11 +8,11 @@ import os
 import shutil
 from pathlib import Path
 
-from agent.clients.scripted import ScriptedModel, json_action
-from tasks import left_behind
-from tasks.left_behind import MAX_FILES, MAX_TEXT_CHARS, capture
-from tasks.results import RolloutResult
-from tasks.runner import run_rollouts
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
+from evoharness.tasks import left_behind
+from evoharness.tasks.left_behind import MAX_FILES, MAX_TEXT_CHARS, capture
+from evoharness.tasks.results import RolloutResult
+from evoharness.tasks.runner import run_rollouts
 from tests.redteam.verifier_rollout import user_task
 
 from .conftest import needs_bwrap
@@ -103,8 +103,8 @@ def test_a_rollout_keeps_what_the_agent_left_before_the_verifier_ran(tmp_path: P
     verifier (shared /app) prints a marker and writes a file into /app. The capture holds the
     answer and the link's target text, and nothing of the tests, the marker or the verifier's
     file."""
-    from workspace.repo import SEED_DIR
-    from workspace.validate import load_harness
+    from evoharness.workspace.repo import SEED_DIR
+    from evoharness.workspace.validate import load_harness
 
     test_sh = ("#!/bin/bash\necho VERIFIER-MARKER\necho judged > /app/verifier-was-here.txt && echo WROTE-IT\n"
                f"# {SECRET}\necho 1 > /logs/verifier/reward.txt\n")

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.clients.scripted import json_action
-from agent.model import ModelReply
+from evoharness.agent.clients.scripted import json_action
+from evoharness.agent.model import ModelReply
 from benchmarks.pairing import first_reply, report, run_pairs, with_entry
 from benchmarks.pairing import ways as pairing_ways
-from tasks.executor import HarnessTree, LocalExecutor
-from tasks.runner import require_sandbox
-from tasks.task import load_suite
-from workspace.repo import HarnessRepo
+from evoharness.tasks.executor import HarnessTree, LocalExecutor
+from evoharness.tasks.runner import require_sandbox
+from evoharness.tasks.task import load_suite
+from evoharness.workspace.repo import HarnessRepo
 
 from .conftest import needs_bwrap
 

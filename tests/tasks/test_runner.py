@@ -7,17 +7,17 @@ import threading
 
 import pytest
 
-from agent.model import ModelError
-from tasks.results import Outcome, RolloutResult
-from agent.events import ModelTotals
-from agent.exits import ExitReason
-from agent.loop import AgentResult
-from tasks.runner import (
+from evoharness.agent.model import ModelError
+from evoharness.tasks.results import Outcome, RolloutResult
+from evoharness.agent.events import ModelTotals
+from evoharness.agent.exits import ExitReason
+from evoharness.agent.loop import AgentResult
+from evoharness.tasks.runner import (
     INFRA_RERUNS, _Guarded, _outcome, in_pool, plan_rollouts, require_sandbox, result_base,
     rollout, run_rollouts,
 )
-from tasks.verifier import VerifierResult
-from agent.clients.scripted import ScriptedModel, json_action
+from evoharness.tasks.verifier import VerifierResult
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
 
 from .conftest import needs_bwrap
 
@@ -205,7 +205,7 @@ def test_plan_interleaves_attempts(hello_task, sum_task):
 def test_sandbox_failure_is_infra_error_after_two_reruns(seed_harness, hello_task, tmp_path):
     """bwrap cannot mount the harness: it reports no command started, which the host alone
     reads. Each try gets a fresh sandbox (and a fresh client from the factory)."""
-    from tasks.sandbox import BwrapSandbox
+    from evoharness.tasks.sandbox.bwrap import BwrapSandbox
 
     made = []
 
@@ -222,7 +222,7 @@ def test_sandbox_failure_is_infra_error_after_two_reruns(seed_harness, hello_tas
 
 @pytest.mark.slow
 def test_embedded_model_rollouts_record_an_outcome(seed_harness, hello_task, sum_task, tmp_path):
-    from agent.clients import make_model
+    from evoharness.agent.clients import make_model
 
     # The 0.5B: what is tested is the runner with a real model (the 1.5B runs in
     # test_loop_embedded.py); the 1.5B took 4 minutes here at a load average of 8 on 2 cores.
@@ -276,8 +276,8 @@ def _probing_harness(root, host_file):
 
     import yaml
 
-    from workspace.repo import SEED_DIR
-    from workspace.validate import load_harness
+    from evoharness.workspace.repo import SEED_DIR
+    from evoharness.workspace.validate import load_harness
 
     shutil.copytree(SEED_DIR, root)
     constant = f"HOST_FILE = {str(host_file)!r}\n"

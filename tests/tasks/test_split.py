@@ -7,8 +7,8 @@ import hashlib
 import pytest
 
 from evoharness.errors import EvoError
-from tasks.split import hash_split, listed_split, parse_heldout
-from tasks.task import TaskSplit, load_suite
+from evoharness.tasks.split import hash_split, listed_split, parse_heldout
+from evoharness.tasks.task import TaskSplit, load_suite
 from tests.fixtures.suites import write_suite
 
 IDS = [f"task-{n:02d}" for n in range(20)]

@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from benchmarks.suite import eval_dir, rates, select, spread
 from evoharness.errors import EvoError
-from evolve.cli import app
-from evolve.loop import evolve
-from manifests.history import TaskCounts
-from tasks.task import load_suite
+from evoharness.evolve.cli import app
+from evoharness.evolve.loop import evolve
+from evoharness.manifests.history import TaskCounts
+from evoharness.tasks.task import load_suite
 from tests.fixtures.e2e_agents import action, write_script
 
 ROOT = Path(__file__).resolve().parents[2]

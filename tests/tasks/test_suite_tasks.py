@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.task import load_suite
+from evoharness.tasks.task import load_suite
 
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 TASKS = sorted(p.name for p in SUITE.iterdir() if (p / "task.toml").exists())
@@ -191,8 +191,8 @@ def test_git_bundles_match_their_rebuild(tmp_path):
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 def test_every_task_is_proven():
     """Through the real sandbox: the oracle passes and doing nothing fails, for all tasks."""
-    from tasks.check import check_tasks
-    from tasks.sandbox import BwrapSandbox
+    from evoharness.tasks.check import check_tasks
+    from evoharness.tasks.sandbox.bwrap import BwrapSandbox
 
     results = check_tasks(load_suite(SUITE).items(), BwrapSandbox.for_task, workers=4)
     failed = {r.task_id: (r.oracle.output_tail[-1500:] if not r.oracle.passed

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evoharness.errors import EvoError, ValidationFailed
-from tasks.task import dockerfile_workdir, load_suite, load_task
+from evoharness.tasks.task import dockerfile_workdir, load_suite, load_task
 
 from .conftest import FIXTURES
 

@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-from tasks.sandbox import BwrapSandbox
-from tasks.task import load_task
-from tasks.verifier import read_reward, verify
+from evoharness.tasks.sandbox.bwrap import BwrapSandbox
+from evoharness.tasks.task import load_task
+from evoharness.tasks.verifier import read_reward, verify
 
 from .conftest import FIXTURES, needs_bwrap
 

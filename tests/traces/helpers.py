@@ -6,9 +6,9 @@ from typing import Any
 
 import duckdb
 
-from agent.events import Event
+from evoharness.agent.events import Event
 from evoharness.files import write_model
-from tasks.results import RolloutResult, rollout_id
+from evoharness.tasks.results import RolloutResult, rollout_id
 
 
 def result(
@@ -48,7 +48,7 @@ def damage_table_data(db: Path) -> None:
 
 def tables(db: Path) -> dict[str, list[tuple]]:
     """Every table of a store, its rows in a stable order (to compare two stores)."""
-    from traces.schema import TABLES
+    from evoharness.traces.schema import TABLES
 
     with duckdb.connect(str(db), read_only=True) as con:
         return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in TABLES}

@@ -8,10 +8,10 @@ import json
 import duckdb
 import pytest
 
-from evolve.cli import main
-from evolve.ledger import RunPaths
-from traces.schema import TABLES
-from traces.store import TraceStore
+from evoharness.evolve.cli import main
+from evoharness.evolve.ledger import RunPaths
+from evoharness.traces.schema import TABLES
+from evoharness.traces.store import TraceStore
 
 from .helpers import result, write
 

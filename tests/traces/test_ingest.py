@@ -8,9 +8,9 @@ import subprocess
 import sys
 import textwrap
 
-from agent.events import CallTimings, Event, ModelTotals
-from traces.ingest import ingest_paths
-from traces.store import TraceStore
+from evoharness.agent.events import CallTimings, Event, ModelTotals
+from evoharness.traces.ingest import ingest_paths
+from evoharness.traces.store import TraceStore
 
 from .helpers import result, write
 
@@ -116,8 +116,8 @@ def test_quarantine_never_overwrites(tmp_path):
 CRASHER = textwrap.dedent("""
     import sys
     import threading
-    from traces.ingest import ingest_paths, trace_files
-    from traces.store import TraceStore
+    from evoharness.traces.ingest import ingest_paths, trace_files
+    from evoharness.traces.store import TraceStore
 
     class PausingCursor:
         \"\"\"The ingest's cursor, stopped for good in batch `batch` once that batch's events are

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.events import Event
-from traces import queries
-from tasks.results import rollout_id
-from traces.store import TraceStore
+from evoharness.agent.events import Event
+from evoharness.traces import queries
+from evoharness.tasks.results import rollout_id
+from evoharness.traces.store import TraceStore
 
 from .helpers import result, write
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from traces.sql_tool import SqlError, SqlTool, check_select, run_readonly_sql
-from traces.schema import SCHEMA_VERSION
-from traces.store import TraceStore
+from evoharness.traces.sql_tool import SqlError, SqlTool, check_select, run_readonly_sql
+from evoharness.traces.schema import SCHEMA_VERSION
+from evoharness.traces.store import TraceStore
 
 from .helpers import result, write
 

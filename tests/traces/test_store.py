@@ -11,9 +11,9 @@ import duckdb
 import pytest
 
 from evoharness.errors import EvoError
-from traces.connection import StoreBusy
-from traces.schema import MIGRATIONS, SCHEMA_VERSION, TABLES
-from traces.store import StoreDamaged, TraceStore
+from evoharness.traces.connection import StoreBusy
+from evoharness.traces.schema import MIGRATIONS, SCHEMA_VERSION, TABLES
+from evoharness.traces.store import StoreDamaged, TraceStore
 
 from .helpers import damage_table_data, result, write
 

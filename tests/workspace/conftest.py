@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workspace.repo import SEED_DIR, HarnessRepo
+from evoharness.workspace.repo import SEED_DIR, HarnessRepo
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve.cli import main
+from evoharness.evolve.cli import main
 
 
 def run(args: list[str]) -> int:

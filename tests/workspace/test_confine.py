@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from evoharness.errors import EvoError
-from workspace.confine import confine, restore, snapshot
+from evoharness.workspace.confine import confine, restore, snapshot
 
 
 @pytest.mark.parametrize("rel", ["../a", "a/../../b", "/abs", "~/x", "", ".", ".git/HEAD",

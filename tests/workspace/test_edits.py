@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from evoharness.errors import EvoError
-from workspace.edits import EditRefused, apply_edits, commit_edits, parse_edits
-from workspace.repo import HarnessRepo
-from workspace.spec import PROTECTED_BEGIN
-from workspace.validate import load_harness, render_system_prompt
+from evoharness.workspace.edits import EditRefused, apply_edits, commit_edits, parse_edits
+from evoharness.workspace.repo import HarnessRepo
+from evoharness.workspace.spec import PROTECTED_BEGIN
+from evoharness.workspace.validate import load_harness, render_system_prompt
 
 PROMPT = "system_prompt.md.j2"
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from agent.clients.scripted import ScriptedModel, json_action
-from agent.events import ListSink
-from agent.loop import run_agent
+from evoharness.agent.clients.scripted import ScriptedModel, json_action
+from evoharness.agent.events import ListSink
+from evoharness.agent.loop import run_agent
 from tests.fixtures.host_env import HostEnvironment
-from workspace import prompt
-from workspace.repo import SEED_DIR
-from workspace.validate import load_harness
+from evoharness.workspace import prompt
+from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.validate import load_harness
 
 
 def rollouts(root: Path, app: Path, count: int) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from evoharness.errors import EvoError
-from workspace.repo import HarnessRepo, RevertConflict
-from workspace.validate import load_harness
+from evoharness.workspace.repo import HarnessRepo, RevertConflict
+from evoharness.workspace.validate import load_harness
 
 MEMORY = "memory/LONG_TERM.md"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import yaml
 
-from evolve.library.starter import starter_entries
-from workspace.edits import commit_edits
-from workspace.repo import HarnessRepo
-from workspace.spec_merge import merge_spec
-from workspace.validate import load_harness
+from evoharness.evolve.library.starter import starter_entries
+from evoharness.workspace.edits import commit_edits
+from evoharness.workspace.repo import HarnessRepo
+from evoharness.workspace.spec_merge import merge_spec
+from evoharness.workspace.validate import load_harness
 
 BASE = "name: seed\nmiddleware: []\ntools: [shell]\nsettings: {max_steps: 20, temperature: 0.2}\n"
 

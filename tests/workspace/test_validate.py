@@ -7,8 +7,8 @@ import pytest
 import yaml
 
 from evoharness.errors import EvoError, ValidationFailed
-from workspace.spec import PROTECTED_BEGIN, PROTECTED_END
-from workspace.validate import load_harness, render_system_prompt
+from evoharness.workspace.spec import PROTECTED_BEGIN, PROTECTED_END
+from evoharness.workspace.validate import load_harness, render_system_prompt
 
 PROMPT = "system_prompt.md.j2"
 

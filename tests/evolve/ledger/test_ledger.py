@@ -9,9 +9,9 @@ import duckdb
 import pytest
 
 from evoharness.errors import EvoError
-from evolve.cli import main
-from evolve.ledger import PHASE_ORDER, Phase, RunLedger, RunPaths
-from manifests.record import PENDING
+from evoharness.evolve.cli import main
+from evoharness.evolve.ledger import PHASE_ORDER, Phase, RunLedger, RunPaths
+from evoharness.manifests.record import PENDING
 from tests.fixtures.recorded_run import CHANGES, build_recorded_run
 from tests.traces.helpers import damage_table_data, tables
 

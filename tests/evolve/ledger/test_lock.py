@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from evolve.ledger import lock
-from evolve.ledger.lock import RunBusy, RunLock, holder
+from evoharness.evolve.ledger import lock
+from evoharness.evolve.ledger.lock import RunBusy, RunLock, holder
 
 HOLD = """
 import sys
 from pathlib import Path
-from evolve.ledger.lock import RunLock
+from evoharness.evolve.ledger.lock import RunLock
 RunLock(Path(sys.argv[1])).acquire("evolve")
 print("holding", flush=True)
 sys.stdin.readline()
