@@ -18,7 +18,7 @@ class Outcome(StrEnum):
     INFRA_ERROR = "infra_error"  # model server unreachable, sandbox failure: not the harness's fault
 
 
-Split = Literal["train", "heldout"]
+Split = Literal["train", "validation", "heldout"]
 TrialArm = Literal["", "base", "change"]  # "" for an evaluation rollout
 
 

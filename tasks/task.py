@@ -164,7 +164,7 @@ class Task(BaseModel):
 
 
 class Suite(BaseModel):
-    """A directory of tasks with a fixed train / held-out split (suite.toml)."""
+    """A directory of tasks with a fixed train / validation / held-out split (suite.toml)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -172,6 +172,7 @@ class Suite(BaseModel):
     tasks: dict[str, Task]
     train: list[str]
     heldout: list[str]
+    validation: list[str] = []  # judge changes in their trials; never shown to the evolve agent
     demo: list[str] = []  # [demo] tasks: train tasks for a short showcase run (README)
     demo_heldout: list[str] = []  # [demo] heldout: held-out tasks its final exam uses
 
@@ -183,6 +184,7 @@ class Suite(BaseModel):
     def items(self, split: Split | None = None) -> list[tuple[Task, Split]]:
         """(task, split) pairs in suite order, optionally one split only."""
         pairs: list[tuple[Task, Split]] = [(self.tasks[t], "train") for t in self.train]
+        pairs += [(self.tasks[t], "validation") for t in self.validation]
         pairs += [(self.tasks[t], "heldout") for t in self.heldout]
         return [p for p in pairs if split is None or p[1] == split]
 
@@ -304,11 +306,15 @@ def _suite_environment(path: Path) -> str:
 
 
 class TaskSplit(BaseModel):
-    """Which tasks train the harness and which are held out: suite.toml's [split], or one a run
-    keeps in run.yaml (a folder without suite.toml, or `init --heldout`)."""
+    """Which tasks train the harness, which validate its changes and which are held out:
+    suite.toml's [split], or one a run keeps in run.yaml (a folder without suite.toml, or `init
+    --heldout`). Train tasks are what the evolve agent and its evidence see; validation tasks
+    judge whether a change carries over (its trial runs them, the agent never sees them);
+    held-out tasks are the exam's only."""
 
     model_config = ConfigDict(extra="forbid")
     train: list[str]
+    validation: list[str] = []
     heldout: list[str]
 
 
@@ -352,8 +358,8 @@ def split_of(task_dir: str | Path) -> Split | None:
     if not has_split_file(task_dir.parent):
         return None
     split, _ = _read_split(task_dir.parent / "suite.toml")
-    return next((side for side, ids in (("train", split.train), ("heldout", split.heldout))
-                 if task_dir.name in ids), None)
+    sides = (("train", split.train), ("validation", split.validation), ("heldout", split.heldout))
+    return next((side for side, ids in sides if task_dir.name in ids), None)
 
 
 def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
@@ -368,7 +374,7 @@ def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
     where = root / "suite.toml" if from_file else root  # what a problem names
     split, demo = _read_split(where) if split is None else (split, _DemoSection())
     found = task_ids_in(root)
-    listed = split.train + split.heldout
+    listed = split.train + split.validation + split.heldout
     problems = [EvoError("task is in no split", file=where, field="split", value=t)
                 for t in found if t not in listed and from_file]
     problems += [EvoError("listed task has no directory", file=where, field="split", value=t)
@@ -389,4 +395,4 @@ def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
     if problems:
         raise ValidationFailed(f"suite {root}", problems)
     return Suite(root=root, tasks=tasks, train=split.train, heldout=split.heldout,
-                 demo=demo.tasks, demo_heldout=demo.heldout)
+                 validation=split.validation, demo=demo.tasks, demo_heldout=demo.heldout)

@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS rollouts (
     run_id VARCHAR NOT NULL,
     iteration INTEGER NOT NULL,
     task_id VARCHAR NOT NULL,
-    split VARCHAR NOT NULL,          -- train | heldout
+    split VARCHAR NOT NULL,          -- train | validation | heldout
     attempt INTEGER NOT NULL,
     harness_commit VARCHAR NOT NULL,
     model VARCHAR NOT NULL,

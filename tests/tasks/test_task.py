@@ -132,3 +132,22 @@ def test_harbor_verifier_and_agent_fields(tmp_path):
     with pytest.raises(ValidationFailed) as info:
         load_task(task)
     assert info.value.problems[0].field == "verifier"
+
+
+def test_suite_validation_tasks_are_their_own_split(tmp_path):
+    root = tmp_path / "suite"
+    root.mkdir()
+    for name in ("hello-world", "sum-numbers"):
+        _copy(root, name)
+    (root / "suite.toml").write_text('[split]\ntrain = ["hello-world"]\nvalidation = '
+                                     '["sum-numbers"]\nheldout = []\n')
+    suite = load_suite(root)
+    assert suite.validation == ["sum-numbers"]
+    assert [(t.id, s) for t, s in suite.items()] == [("hello-world", "train"),
+                                                      ("sum-numbers", "validation")]
+    (root / "suite.toml").write_text('[split]\ntrain = ["hello-world"]\nvalidation = '
+                                     '["hello-world", "sum-numbers"]\nheldout = []\n')
+    with pytest.raises(ValidationFailed) as info:
+        load_suite(root)
+    assert [(p.message, p.value) for p in info.value.problems] == [
+        ("task is listed twice", "hello-world")]
