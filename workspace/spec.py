@@ -42,8 +42,8 @@ class Budgets(BaseModel):
     tool_calls: dict[str, Annotated[int, Field(ge=0, le=100_000)]] = Field(
         default_factory=dict, max_length=MAX_COMPONENTS, description="max calls per tool")
     # A model that got the same result for the same call twice and asks a third time is in a
-    # fixed point: in the 1.5B's suite measurement of 2026-12-03 such loops took 60% of all
-    # rollout time (docs/speed.md), and none of them left its loop to pass.
+    # fixed point: a small model seldom leaves such a loop to pass, and the loop spends the
+    # rollout's time (docs/speed.md).
     repeated_steps: int = Field(3, ge=0, le=1_000, description="end the rollout after this many "
                                 "steps in a row made the same call and got the same result "
                                 "(0: never)")
@@ -75,20 +75,19 @@ class Settings(BaseModel):
     # transcript: the task, and the call it was repeating with its result. Steps, tokens and time
     # stay the rollout's, so a fresh start is never a bigger budget.
     fresh_starts: int = Field(0, ge=0, le=100)
-    # The sampling temperature from the first fresh start on (unset: `temperature`). At 0.2 the
-    # 1.5B's fresh attempts mostly made the looped call again and nothing else (98 of 136); at 0.8
-    # far fewer did (17 of 47), yet its trial showed no gain (docs/remedies.md, 2026-12-06).
+    # The sampling temperature from the first fresh start on (unset: `temperature`): at the run's
+    # temperature a small model's fresh attempt often makes the looped call again and nothing else
+    # (trials: docs/lab/trials.md).
     fresh_start_temperature: float | None = Field(None, ge=0.0, le=2.0)
     # A reply whose call is the one the agent just made is set aside unseen and the model asked
     # again, at most this many times, at `resample_temperature`; if every answer repeats, the
-    # last one runs. The 1.5B's loop opens with such a copy of its own last action, yet at 1.0
-    # all four answers mostly made the same call again, and its trial reverted it (2026-12-06).
+    # last one runs: a small model's loop opens with such a copy of its own last action
+    # (trials: docs/lab/trials.md).
     repeat_resamples: int = Field(0, ge=0, le=20)
     resample_temperature: float = Field(1.0, ge=0.0, le=2.0)
     # The JSON action's thought, at most this many characters; 0: the action has none, and its
-    # reply is only the tool and its arguments. The 1.5B spends 85% of its model time decoding,
-    # and the thought was half of what it decoded: at 0 a rollout took 0.49x the model time on
-    # the usual train tasks and 0.66x on 26 others, with no pass lost (docs/remedies.md).
+    # reply is only the tool and its arguments: a small model on CPU spends most of its model
+    # time decoding, and the thought is about half of what it decodes (docs/speed.md).
     thought_chars: int = Field(THOUGHT_CHARS, ge=0, le=2_000)
     budgets: Budgets = Field(default_factory=Budgets)
 

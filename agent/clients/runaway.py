@@ -12,19 +12,19 @@ from dataclasses import dataclass
 from evoharness.agent.model import Runaway
 
 # A reply whose tail repeats one unit at least MIN_COPIES times over at least RUNAWAY_SPAN
-# characters is stuck: the 1.5B wrote `| sed 's/"//g'` until its reply cap (~470 tokens, ~40 s)
-# in 9 of the main job's 104 exam calls, 30% of the exam's model time. 160 characters is 40-80
-# tokens; no command a task needs repeats one unit that long. Units up to MAX_UNIT characters
-# are looked for: it wrote `| tr -d '\r\n' | tr -d '\r' | tr -d '\t' | tr -d '\f'` (54) and a
-# 78-character pipeline to the cap as well (2026-12-06), which three copies in 160 cannot hold.
+# characters is stuck: the 1.5B wrote `| sed 's/"//g'` until its reply cap (~470 tokens, ~40 s on
+# 2 cores). 160 characters is 40-80 tokens; no command a task needs repeats one unit that long.
+# Units up to MAX_UNIT characters are looked for: it wrote
+# `| tr -d '\r\n' | tr -d '\r' | tr -d '\t' | tr -d '\f'` (54) and a 78-character pipeline to the
+# cap as well, which three copies in 160 cannot hold.
 RUNAWAY_SPAN = 160
 MIN_COPIES = 3
 MAX_UNIT = 80
 # A tail that repeats one unit but for its numbers, each stepping by the same amount from copy to
 # copy, counts: the 1.5B wrote `add_item 1 2 3 ... 150` and `add_item 10 20 30 ... 1200` to its
-# reply cap eight times on fix-mutable-default (2026-12-06), and no tail of one repeated unit
-# ever does. Numbers that vary otherwise (rows of data) are not counting. A run of more digits
-# is read as several numbers: Python refuses to turn 4,300 digits and more into an int.
+# reply cap, and no tail of one repeated unit ever does. Numbers that vary otherwise (rows of
+# data) are not counting. A run of more digits is read as several numbers: Python refuses to turn
+# 4,300 digits and more into an int.
 _NUMBER = re.compile(r"\d{1,18}")
 
 

@@ -193,8 +193,8 @@ class Guide:
         if _is_overview(name, arguments):
             example = (f'read_evidence {{"path": "{self.example_rollout}"}}'
                        if self.example_rollout else "read_evidence on one of its rollouts")
-            remedy = self._remedy()  # first: on the 2026-12-04 main job, hinted after this, the
-            # 1.5B sent the overview's own prose rule at once
+            remedy = self._remedy()  # first: hinted after this, the 1.5B sent the
+            # overview's own prose rule at once
             return (f"next: {remedy + '; or ' if remedy else ''}pick the failure pattern with the "
                     f"most rollouts and see what the agent did there, e.g. {example}; then call "
                     "change")
