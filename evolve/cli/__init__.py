@@ -3,6 +3,7 @@ traces, manifest, run, report, exam, library). Each module registers its command
 when that command runs, so the CLI starts fast; this one turns errors into messages."""
 from __future__ import annotations
 
+import inspect
 import os
 import signal
 import sys
@@ -32,6 +33,34 @@ def _global(
 
 for module in (harness, model, tasks, env, traces, manifest, run, report, exam, library):
     module.register(app)
+
+
+def examples_verbatim(help_text: str) -> str:
+    """`help_text` with its `Example:` lines kept one to a line: click rewraps a paragraph, which
+    ran two examples into one line and folded a long one in two; a paragraph opened by `\\b`
+    it prints as written."""
+    lines = inspect.cleandoc(help_text).splitlines()
+    shown: list[str] = []
+    for line in lines:
+        starts = line.startswith("Example") and not (shown and shown[-1].startswith("Example"))
+        if starts:
+            if shown and shown[-1].strip():
+                shown.append("")
+            shown.append("\b")
+        shown.append(line)
+    return "\n".join(shown)
+
+
+def _keep_examples(typer_app: typer.Typer) -> None:
+    """Every command's help, the sub-apps' too, with its examples one to a line."""
+    for info in typer_app.registered_commands:
+        text = info.help or inspect.getdoc(info.callback) or ""
+        info.help = examples_verbatim(text)
+    for group in typer_app.registered_groups:
+        _keep_examples(group.typer_instance)
+
+
+_keep_examples(app)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 EXECUTOR_HELP = ("Where rollouts run: local (this machine's threads) or ray (a Ray cluster; "
-                 "README 'Scale out').")
+                 "docs/scale-out.md).")
 ENVIRONMENT_HELP = ("Where tasks run: host (bubblewrap over this machine), container (each in "
                     "its image, built from its Dockerfile), or auto: a task whose Dockerfile "
                     "builds something runs in its image when podman or docker works here "
