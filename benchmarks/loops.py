@@ -5,11 +5,12 @@ What came before that step is the same with or without the budget, so this is ex
 outcome could differ only where the rollout left its loop (counted) or where running the looped
 command again changed /app (say which, by reading `left_their_loop` and the passes).
 
-    python benchmarks/loops.py [ROLLOUTS_DIR] [--repeated-steps N]
+    python benchmarks/loops.py ROLLOUTS_DIR [--repeated-steps N]
 
-ROLLOUTS_DIR defaults to benchmarks/results/suite/embedded-k4-all, where `benchmarks/suite.py --keep
-benchmarks/results/suite -k 4` keeps a measurement of the 1.5B on the seed (the one of 2026-12-03
-was committed there, then dropped when the harness it measured had changed)."""
+ROLLOUTS_DIR is a folder of rollout files (RolloutResult JSON): a run's `rollouts/it000`, a
+measurement `benchmarks/suite.py --keep DIR` kept, or the committed fixture
+benchmarks/fixtures/evolve-small/rollouts/it000 (8 train rollouts of a short real run of the
+embedded 1.5B)."""
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,6 @@ from evoharness.agent.recorder import clip
 from evoharness.tasks.results import RolloutResult
 from evoharness.workspace.spec import Budgets, Settings
 
-MEASURED = (Path(__file__).parent / "results" / "suite" / "embedded-k4-all")
 READ_CHARS = Settings().tool_output_chars  # the seed's, which the measurement ran
 
 
@@ -58,7 +58,7 @@ def ended_loop(result: RolloutResult, repeated_steps: int) -> Loop | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("rollouts", type=Path, nargs="?", default=MEASURED)
+    parser.add_argument("rollouts", type=Path)
     parser.add_argument("--repeated-steps", type=int, default=Budgets().repeated_steps)
     args = parser.parse_args()
     results = [RolloutResult.model_validate_json(path.read_text())
