@@ -51,8 +51,10 @@ def stored_rollouts(run_dir: Path) -> dict[int, dict[str, str]]:
 
 def readme_main_job(run_dir: Path) -> list[list[str]]:
     """The evoharness commands of README's main job (`./install.sh && ... init runs/demo ... &&
-    ... evolve runs/demo`), on `run_dir` instead of runs/demo."""
-    [line] = [line for line in (ROOT / "README.md").read_text().splitlines()
+    ... evolve runs/demo`, wrapped with backslashes as a shell reads it), on `run_dir` instead of
+    runs/demo."""
+    readme = re.sub(r"\\\n\s*", "", (ROOT / "README.md").read_text())
+    [line] = [line for line in readme.splitlines()
               if line.startswith("    ./install.sh && ") and " evolve runs/demo" in line]
     _, *commands = line.strip().split(" && ")
     return [[str(run_dir) if word == "runs/demo" else word for word in shlex.split(command)[1:]]
