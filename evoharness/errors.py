@@ -29,6 +29,28 @@ class _ShortRepr(reprlib.Repr):
 _SHORT = _ShortRepr()
 
 
+def shown(value: Any) -> str:
+    """`value` as an error shows it: its repr, at most about SHOWN_CHARS; a long list, tuple or
+    set loses whole items (the count of the rest is said), never half an id."""
+    text = _SHORT.repr(value)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        parts: list[str] = []
+        for item in items:
+            part = _SHORT.repr(item)
+            if parts and len(", ".join([*parts, part])) > SHOWN_CHARS - 24:
+                break
+            parts.append(part[:SHOWN_CHARS])
+        rest = len(items) - len(parts)
+        opening, closing = ("(", ")") if isinstance(value, tuple) else \
+            ("{", "}") if isinstance(value, (set, frozenset)) else ("[", "]")
+        more = f", ... {rest} more" if rest else ""
+        return f"{opening}{', '.join(parts)}{more}{closing}"
+    return text[:SHOWN_CHARS - 3] + "..."
+
+
 class EvoError(Exception):
     """An error a user can act on: names the file, the field and the offending value."""
 
@@ -52,9 +74,9 @@ class EvoError(Exception):
         where = ": ".join(part for part in (self.file, self.field) if part)
         text = f"{where}: {self.message}" if where else self.message
         if self.value is not None:
-            text += f" (got {_SHORT.repr(self.value)[:SHOWN_CHARS]})"
-        if self.hint:
-            text += f". {self.hint}"
+            text += f" (got {shown(self.value)})"
+        if self.hint:  # a sentence of its own after the full stop
+            text += f". {self.hint[:1].upper()}{self.hint[1:]}"
         return text
 
 
@@ -80,5 +102,37 @@ class ValidationFailed(EvoError):
         unlisted += max(len(listed) - MAX_PROBLEMS, 0)
         self.problems = listed[:MAX_PROBLEMS] + ([MoreProblems(unlisted)] if unlisted else [])
         total = min(len(listed), MAX_PROBLEMS) + unlisted
+        if total == 1:  # one line: the problem names its own file, else says what it is in
+            only = self.problems[0]
+            super().__init__(str(only) if only.file else f"{what} is invalid: {only}")
+            return
         lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"{what} is invalid ({total} problem(s)):\n{lines}")
+
+
+def validation_problems(error: Any, *, file: str | Path | None = None,
+                        field_prefix: str = "") -> list[EvoError]:
+    """One EvoError per problem in a pydantic ValidationError, each naming `file`, the field (its
+    dotted location under `field_prefix`) and the value: pydantic's own text ("1 validation error
+    for X ... For further information visit ...") is for programmers, not for whoever wrote the
+    file."""
+    problems = []
+    for item in error.errors(include_url=False):
+        location = ".".join(str(part) for part in item["loc"])
+        field = ".".join(part for part in (field_prefix, location) if part) or None
+        if item["type"] == "missing":
+            problems.append(EvoError("is required but missing", file=file, field=field))
+        elif item["type"] == "extra_forbidden":
+            problems.append(EvoError("is not a known field", file=file, field=field,
+                                     value=item.get("input")))
+        else:
+            problems.append(EvoError(item["msg"], file=file, field=field,
+                                     value=item.get("input")))
+    return problems
+
+
+def from_validation(error: Any, what: str, *, file: str | Path | None = None,
+                    field_prefix: str = "") -> ValidationFailed:
+    """The error to raise for a pydantic ValidationError: ValidationFailed(`what`) listing each
+    problem (one line when there is one)."""
+    return ValidationFailed(what, validation_problems(error, file=file, field_prefix=field_prefix))

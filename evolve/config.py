@@ -9,7 +9,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evoharness.agent.clients import parse_spec
-from evoharness.errors import EvoError, ValidationFailed
+from evoharness.errors import EvoError, from_validation
 from evoharness.files import write_atomic
 from evoharness.manifests.design import TrialDesign
 from evoharness.tasks.sandbox.engine import EngineChoice
@@ -152,11 +152,4 @@ def validate_config(raw: object, file: Path) -> RunConfig:
     try:
         return RunConfig.model_validate(raw)
     except ValidationError as error:
-        raise ValidationFailed(
-            str(file),
-            [
-                EvoError(e["msg"], file=file, field=".".join(map(str, e["loc"])),
-                         value=e.get("input"))
-                for e in error.errors()
-            ],
-        ) from error
+        raise from_validation(error, str(file), file=file) from error

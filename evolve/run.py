@@ -12,7 +12,8 @@ from evoharness.errors import EvoError, ValidationFailed
 from evoharness.tasks.sandbox.environments import EnvironmentSettings, Environments
 from evoharness.tasks.sandbox.images import Skipped, write_skips
 from evoharness.tasks.results import Split
-from evoharness.tasks.split import DEFAULT_HELDOUT, HASH, describe, hash_split, parse_heldout
+from evoharness.tasks.split import (DEFAULT_HELDOUT, HASH, describe, hash_split, parse_heldout,
+                                    require_train)
 from evoharness.tasks.task import Suite, Task, TaskSplit, has_split_file, load_suite, task_ids_in
 from evoharness.workspace.repo import HarnessRepo
 
@@ -98,6 +99,7 @@ def init_run(run_dir: str | Path, config: RunConfig, say: Say = lambda _: None) 
     suite = load_suite(config.tasks, config.split)
     config = config.model_copy(update={"tasks": Path(config.tasks).resolve()})
     _check_task_ids(paths, config, suite)
+    _check_train_tasks(config, suite)
     config, skipped = _buildable(config, suite, say)
     paths.root.mkdir(parents=True, exist_ok=True)
     if skipped:
@@ -147,6 +149,21 @@ def choose_split(tasks: Path, task_ids: list[str] | None, heldout: str | None
     how = (f"no suite.toml: the {round(DEFAULT_HELDOUT * 100)}% of ids with the lowest {HASH} "
            "hash; change it with --heldout SHARE or --heldout ID,ID")
     return split, describe(split, how)
+
+
+def _check_train_tasks(config: RunConfig, suite: Suite) -> None:
+    """A run evolves on its train tasks: with none (suite.toml holds every task out, or the
+    subset picks only held-out ones) it is refused as `--heldout` naming every task is."""
+    wanted = config.task_ids
+    train = [t for t in suite.train if wanted is None or t in wanted]
+    heldout = [t for t in suite.heldout if wanted is None or t in wanted]
+    if train or not heldout:
+        return
+    if wanted is not None and len(wanted) < len(suite.train) + len(suite.heldout) and suite.train:
+        require_train(train, heldout, field="task_ids (--subset)")
+    elif config.split is None:
+        require_train(train, heldout, file=suite.root / "suite.toml", field="split.heldout")
+    require_train(train, heldout, field="heldout")
 
 
 def _check_task_ids(paths: RunPaths, config: RunConfig, suite: Suite) -> None:

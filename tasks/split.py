@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 
 from evoharness.errors import EvoError
 from evoharness.text import comma_list
@@ -38,11 +39,21 @@ def listed_split(task_ids: Sequence[str], heldout: Sequence[str]) -> TaskSplit:
     if unknown:
         raise EvoError("held-out task ids not in the task folder", field="heldout", value=unknown,
                        hint=f"tasks: {', '.join(task_ids)}")
-    if set(heldout) >= set(task_ids):
-        raise EvoError("every task would be held out", field="heldout", value=list(heldout),
-                       hint="leave at least one task to train on")
+    train = [t for t in task_ids if t not in heldout]
+    require_train(train, list(heldout), field="heldout")
     return TaskSplit(train=[t for t in task_ids if t not in heldout],
                      heldout=[t for t in task_ids if t in heldout])
+
+
+def require_train(train: Sequence[str], heldout: Sequence[str], *, file: str | Path | None = None,
+                  field: str = "heldout") -> None:
+    """Refuse a split with nothing to train on, the same words whether it comes from `--heldout`
+    or from suite.toml: evolving needs train tasks (an exam-only suite is for `evoharness eval`)."""
+    if heldout and not train:
+        raise EvoError("every task would be held out: nothing to train on", file=file,
+                       field=field, value=list(heldout),
+                       hint="leave at least one task to train on (`evoharness eval` runs a "
+                            "suite that is all held out)")
 
 
 def parse_heldout(text: str, task_ids: Sequence[str]) -> TaskSplit:

@@ -14,7 +14,7 @@ import psutil
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError, ValidationInfo,
                       field_validator, model_validator)
 
-from evoharness.errors import EvoError, ValidationFailed
+from evoharness.errors import EvoError, ValidationFailed, from_validation, validation_problems
 from evoharness.files import read_text_inside
 from evoharness.tasks.results import Split
 
@@ -248,12 +248,7 @@ def _read_config(path: Path) -> TaskConfig:
     try:
         return TaskConfig.model_validate(raw)
     except ValidationError as error:
-        problems = [
-            EvoError(e["msg"].lower(), file=path, field=".".join(map(str, e["loc"])),
-                     value=e.get("input"))
-            for e in error.errors()
-        ]
-        raise ValidationFailed(str(path.parent), problems) from None
+        raise ValidationFailed(str(path.parent), validation_problems(error, file=path)) from None
 
 
 def _missing_files(root: Path) -> list[EvoError]:
@@ -337,10 +332,16 @@ def _read_split(path: Path) -> tuple[TaskSplit, _DemoSection]:
 
 
 def _section(data: dict, name: str, model: type[_Section_T], path: Path) -> _Section_T:
+    if name == "split" and name not in data:
+        raise EvoError("has no [split] section", file=path, field="split",
+                       hint="write [split] with train = [...] and heldout = [...], or leave "
+                            "suite.toml out and let `evoharness init --tasks DIR` split the "
+                            "folder (--heldout)")
     try:
         return model.model_validate(data.get(name, {}))
     except ValidationError as error:
-        raise EvoError(f"bad [{name}] section: {error}", file=path, field=name) from None
+        raise from_validation(error, f"the [{name}] section of {path}", file=path,
+                              field_prefix=name) from None
 
 
 def task_ids_in(root: Path) -> list[str]:

@@ -11,7 +11,7 @@ import yaml
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, TypeAdapter,
                       ValidationError)
 
-from evoharness.errors import EvoError, ValidationFailed
+from evoharness.errors import EvoError, ValidationFailed, validation_problems
 from evoharness.files import FileMissing, read_text_inside, write_atomic
 
 from .bounded import MAX_EDITS, MAX_FILE_BYTES, load_yaml
@@ -321,8 +321,9 @@ def _read_spec(root: Path) -> HarnessSpec:
     try:
         return HarnessSpec.model_validate(_read_spec_data(root))
     except ValidationError as error:
-        raise EvoError("invalid harness spec; fix it with write_file first", file=SPEC_FILE,
-                       field="(file)", value=str(error)) from error
+        first = validation_problems(error)[0]
+        raise EvoError(f"invalid harness spec: {first.message}; fix it with write_file first",
+                       file=SPEC_FILE, field=first.field or "(file)", value=first.value) from error
 
 
 def _read(root: Path, rel: str) -> str:

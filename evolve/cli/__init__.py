@@ -73,7 +73,10 @@ def main(argv: list[str] | None = None) -> None:
         from rich.console import Console
         from rich.text import Text
 
-        Console(stderr=True).print(Text("error: ", style="bold red") + Text(str(error)))
+        # soft_wrap: the message keeps its own lines (one, or one per problem), never cut at
+        # the terminal's width, where an id or a path would be broken in two
+        Console(stderr=True, soft_wrap=True).print(Text("error: ", style="bold red")
+                                                   + Text(str(error)))
         sys.exit(2)
 
 

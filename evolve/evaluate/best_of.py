@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evoharness.agent.clients import make_model
 from evoharness.agent.model import Model, ModelError
-from evoharness.errors import EvoError
+from evoharness.errors import EvoError, validation_problems
 from evoharness.files import write_model
 from evoharness.manifests.history import TaskCounts
 from evoharness.tasks.left_behind import LeftBehind
@@ -161,7 +161,8 @@ def _stored(path: Path, attempts: list[str]) -> Pick | None:
     try:
         made = Pick.model_validate_json(path.read_bytes())
     except ValidationError as error:
-        raise EvoError(f"invalid stored pick: {error}", file=path,
+        first = validation_problems(error)[0]
+        raise EvoError(f"invalid stored pick: {first.message}", file=path, field=first.field,
                        hint="delete the file: the exam asks the picker again") from None
     if made.attempts != attempts:
         raise EvoError("a stored pick chose among other attempts than this exam's", file=path,

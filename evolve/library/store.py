@@ -9,7 +9,7 @@ import git
 import yaml
 from pydantic import ValidationError
 
-from evoharness.errors import EvoError
+from evoharness.errors import EvoError, validation_problems
 from evoharness.files import write_atomic
 
 from .entry import LibraryEntry
@@ -84,6 +84,11 @@ class Library:
     def _load(self, path: Path) -> LibraryEntry:
         try:
             return LibraryEntry.model_validate(yaml.safe_load(path.read_text()))
-        except (yaml.YAMLError, ValidationError) as error:
+        except yaml.YAMLError as error:
             raise EvoError(f"invalid library entry: {error}".splitlines()[0], file=path,
+                           hint="fix the file (it is plain YAML), or revert it with git") from None
+        except ValidationError as error:
+            first = validation_problems(error)[0]
+            raise EvoError(f"invalid library entry: {first.message}", file=path,
+                           field=first.field, value=first.value,
                            hint="fix the file (it is plain YAML), or revert it with git") from None
