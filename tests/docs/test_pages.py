@@ -1,0 +1,51 @@
+"""The docs as a reader meets them: the README stays a front door (about a screenful or three,
+lines a terminal shows whole) and links every manual page; every relative link in the README
+and docs/ leads somewhere; a lab notebook page says it is one."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def pages() -> list[Path]:
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def test_the_readme_is_a_front_door() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 110, f"README.md has {len(lines)} lines: the manual belongs in docs/"
+    long = [n for n, line in enumerate(lines, 1) if len(line) > 100]
+    assert not long, f"README.md lines over 100 characters: {long}"
+
+
+def test_the_readme_links_every_manual_page() -> None:
+    linked = {(ROOT / target.split("#")[0]).resolve()
+              for target in LINK.findall(README.read_text()) if "://" not in target}
+    manual = {p.resolve() for p in DOCS.glob("*.md")}
+    assert not manual - linked, f"pages the README does not link: {sorted(manual - linked)}"
+
+
+def test_every_relative_link_leads_somewhere() -> None:
+    broken = []
+    for page in pages():
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+        for target in LINK.findall(text):
+            if "://" in target or target.startswith(("#", "mailto:")):
+                continue
+            if not (page.parent / target.split("#")[0]).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not broken, f"links to nothing: {broken}"
+
+
+def test_a_lab_page_says_it_is_a_lab_notebook() -> None:
+    lab = sorted((DOCS / "lab").glob("*.md"))
+    assert lab
+    for page in lab:
+        opening = " ".join(page.read_text().split("\n## ", 1)[0].split())
+        assert "lab notebook" in opening and "not re-derived from committed records" in opening, (
+            f"{page.relative_to(ROOT)} does not open by saying it is a lab notebook")
