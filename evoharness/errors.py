@@ -54,6 +54,8 @@ def shown(value: Any) -> str:
 class EvoError(Exception):
     """An error a user can act on: names the file, the field and the offending value."""
 
+    keeps_lines = False  # the CLI shows it on one line; True where its lines mean something
+
     def __init__(
         self,
         message: str,
@@ -95,6 +97,8 @@ class MoreProblems(EvoError):
 class ValidationFailed(EvoError):
     """Several problems found at once (a harness, a task, a manifest); each is its own EvoError.
     Past MAX_PROBLEMS the rest are counted in one last problem, not listed."""
+
+    keeps_lines = True  # a line per problem
 
     def __init__(self, what: str, problems: list[EvoError]) -> None:
         listed = [p for p in problems if not isinstance(p, MoreProblems)]

@@ -86,6 +86,8 @@ RESTRICTED_VIEW: dict[str, TableView] = {
 class SqlError(EvoError):
     """A refused or failed query; the message is written for the agent (or user) that sent it."""
 
+    keeps_lines = True  # DuckDB's caret under the offending part of the query
+
 
 class SqlResult(BaseModel):
     columns: list[str]

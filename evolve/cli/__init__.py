@@ -73,10 +73,10 @@ def main(argv: list[str] | None = None) -> None:
         from rich.console import Console
         from rich.text import Text
 
-        # soft_wrap: the message keeps its own lines (one, or one per problem), never cut at
-        # the terminal's width, where an id or a path would be broken in two
-        Console(stderr=True, soft_wrap=True).print(Text("error: ", style="bold red")
-                                                   + Text(str(error)))
+        # One line (an engine's output quoted in it came with its own line breaks), or one per
+        # problem; never cut at the terminal's width, where an id or a path would break in two.
+        text = str(error) if error.keeps_lines else " ".join(str(error).split())
+        Console(stderr=True, soft_wrap=True).print(Text("error: ", style="bold red") + Text(text))
         sys.exit(2)
 
 

@@ -13,6 +13,8 @@ from .run import ENGINE_HELP, ENVIRONMENT_HELP
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from evoharness.errors import EvoError
     from rich.table import Table
 
     from evoharness.tasks.check import CheckResult
@@ -22,10 +24,18 @@ tasks_app = typer.Typer(help="Inspect and prove task suites.", no_args_is_help=T
 
 
 def _items(path: Path):
-    from evoharness.tasks.task import load_suite, load_task, split_of
+    from evoharness.errors import EvoError
+    from evoharness.tasks.split import hash_split
+    from evoharness.tasks.task import has_split_file, load_suite, load_task, split_of, task_ids_in
 
     if (path / "task.toml").exists():
         return [(load_task(path), split_of(path))]
+    if path.is_dir() and not has_split_file(path):  # split as `init --tasks` would split it
+        if not task_ids_in(path):
+            raise EvoError("neither a task (no task.toml) nor a suite (no suite.toml, no task "
+                           "folders)", file=path,
+                           hint="give a task folder, or a folder of them (suite.toml optional)")
+        return load_suite(path, hash_split(task_ids_in(path))).items()
     return load_suite(path).items()
 
 
@@ -33,13 +43,14 @@ def _mark(ok: bool, text: str) -> str:
     return f"[green]{text}[/]" if ok else f"[bold red]{text}[/]"
 
 
-def _table(results: list[CheckResult], where: dict[str, str], left_out: dict[str, str]) -> Table:
-    from rich.markup import escape
+def _table(results: list[CheckResult], where: dict[str, str], left_out: dict[str, str],
+           splits: dict[str, str | None]) -> Table:
     from rich.table import Table
 
     table = Table("task", "split", "where", "oracle", "nothing", "time")
-    for task_id, why in left_out.items():
-        table.add_row(task_id, "", where[task_id], _mark(False, escape(why)), "", "")
+    for task_id, why in left_out.items():  # the reason goes below the table, on its own line
+        table.add_row(task_id, splits[task_id] or "-", where[task_id],
+                      _mark(False, why.split(":")[0]), "", "")
     for r in results:
         table.add_row(r.task_id, r.split or "-", where[r.task_id],
                       _mark(r.oracle.passed, f"pass ({r.oracle.reward:g})" if r.oracle.passed
@@ -48,6 +59,37 @@ def _table(results: list[CheckResult], where: dict[str, str], left_out: dict[str
                             else f"PASSES ({r.nothing.reward:g})"),
                       f"{r.seconds:.1f}s")
     return table
+
+
+def _report_left_out(console: Console, left_out: dict[str, str]) -> None:
+    """Why each task could not run, one line each: in a table column a reason quoting an engine's
+    error was folded into some thirty lines of a few words."""
+    for task_id, why in left_out.items():
+        console.print(f"{task_id}: {' '.join(why.split())}", style="bold red", markup=False,
+                      highlight=False, soft_wrap=True)
+
+
+def _why_container(console: Console, items, factory, environment: str) -> None:
+    """Say why a task from no suite runs in its image: `auto` follows the rule a suite without
+    environment = "host" follows, which surprised when one task folder was checked alone."""
+    for task, split in items:
+        if environment == "auto" and not task.suite_environment and factory.in_container(task):
+            console.print(f"{task.id}: no suite.toml says where it runs and its Dockerfile "
+                          f"builds something, so `auto` runs it in its image "
+                          f"({factory.engine.name}); --environment host checks it on this "
+                          "machine", markup=False, highlight=False, soft_wrap=True)
+
+
+def _nothing_ran(items, left_out: dict[str, str]) -> EvoError:
+    """No task could run here: an error (exit 2), one line per task."""
+    from evoharness.errors import EvoError, ValidationFailed
+
+    problems = [EvoError(f"cannot run in its image here: {' '.join(left_out[t.id].split())}",
+                         file=t.root, field="environment", value="container",
+                         hint="pass --environment host to check it on this machine, or make "
+                              "its base image available (`evoharness env setup`)")
+                for t, _ in items if t.id in left_out]
+    return problems[0] if len(problems) == 1 else ValidationFailed("task environments", problems)
 
 
 def _report_failures(console: Console, results: list[CheckResult]) -> None:
@@ -85,12 +127,16 @@ def check(
     settings = settings_for(environment, engine)
     console = Console(stderr=as_json)
     factory = environments(settings, unsafe)
+    if not as_json:
+        _why_container(console, items, factory, environment)
     prepared = factory.prepare([task for task, _ in items])
     left_out = {s.task_id: f"skipped: {s.reason}" for s in prepared.skipped}
     left_out |= {f.task_id: f"image did not build: {f}" for f in prepared.failed}
     where = {t.id: f"container ({factory.engine.name})" if factory.in_container(t) else "host"
              for t, _ in items}
     runnable = [(t, s) for t, s in items if t.id not in left_out]
+    if left_out and not runnable and not as_json:
+        raise _nothing_ran(items, left_out)
     with Progress(console=console, transient=True, disable=as_json) as bar:
         job = bar.add_task("checking tasks", total=len(runnable))
         results = check_tasks(runnable, factory, workers=workers,
@@ -100,7 +146,8 @@ def check(
                           for r in results] + [{"task_id": t, "ok": False, "left_out": why}
                                                for t, why in left_out.items()], indent=2))
     else:
-        console.print(_table(results, where, left_out))
+        console.print(_table(results, where, left_out, {t.id: s for t, s in items}))
+        _report_left_out(console, left_out)
         _report_failures(console, results)
     failed = [r.task_id for r in results if not r.ok] + list(left_out)
     if not as_json:
