@@ -49,3 +49,16 @@ def test_a_lab_page_says_it_is_a_lab_notebook() -> None:
         opening = " ".join(page.read_text().split("\n## ", 1)[0].split())
         assert "lab notebook" in opening and "not re-derived from committed records" in opening, (
             f"{page.relative_to(ROOT)} does not open by saying it is a lab notebook")
+
+
+def test_every_module_a_manual_page_names_exists() -> None:
+    """A path into the package or the benchmarks (`evolve/evaluate/exam.py`) that a README or
+    manual page names is there: a move that forgets a page fails. The lab is as it was."""
+    folders = "|".join(["workspace", "agent", "tasks", "traces", "debugger", "manifests",
+                        "evolve", "evoharness", "benchmarks"])
+    path = re.compile(rf"(?<![\w/.-])((?:{folders})/[\w/.-]*\w\.(?:py|toml|json|txt|yaml))\b")
+    missing = [f"{page.relative_to(ROOT)}: {name}"
+               for page in pages() if "lab" not in page.relative_to(ROOT).parts
+               for name in sorted(set(path.findall(page.read_text())))
+               if "NAME" not in name and not (ROOT / name).exists()]
+    assert not missing, f"pages name what is not there: {missing}"
