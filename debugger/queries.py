@@ -1,7 +1,8 @@
 """The SQL behind the evidence: per-task stats, failure classes, verifier lines, condensed events.
 
-Every query starts from the visible rollouts (this run, train split, not a hidden task, and an
-evaluation, not a change's trial, which ran other trees), so held-out rows never reach Python.
+Every query starts from the visible rollouts (this run, the scope's split: train for the
+evidence, not a hidden task, and an evaluation, not a change's trial, which ran other trees), so
+validation and held-out rows never reach the evidence.
 Rendering is left to the other debugger modules.
 """
 from __future__ import annotations
@@ -30,16 +31,17 @@ class Scope(BaseModel):
     iteration: int
     previous: int | None
     hidden: tuple[str, ...] = ()
+    split: str = "train"  # the evidence's; the trials pick validation tasks with "validation"
 
     def params(self) -> dict[str, Any]:
         return {"run": self.run_id, "it": self.iteration, "prev": self.previous,
-                "hidden": list(self.hidden)}
+                "hidden": list(self.hidden), "split": self.split}
 
 
 VISIBLE = """
 WITH v AS (
     SELECT * FROM rollouts
-    WHERE run_id = $run AND split <> 'heldout' AND NOT list_contains($hidden::VARCHAR[], task_id)
+    WHERE run_id = $run AND split = $split AND NOT list_contains($hidden::VARCHAR[], task_id)
       AND trial_change = ''
 )"""
 

@@ -27,7 +27,12 @@ class LineageRow(BaseModel):
     losses: int = 0
     p_value: float | None = None
     regressed: list[str] = []  # stable tasks its trial saw fall
-    outcome: str  # effective, not_shown, regression, untestable, manual or pending
+    validation: str | None = None  # its validation test: shown, not_shown, untestable, not_run;
+    # None when the run has no validation tasks (judged on its predicted tasks only)
+    validation_wins: int = 0
+    validation_losses: int = 0
+    validation_p: float | None = None
+    outcome: str  # effective, not_shown, not_carried, regression, untestable, manual or pending
     decision: str  # keep, revert or pending
     by: str  # its trial, a cascade from CHANGE, by hand, not judged yet
 
@@ -46,12 +51,26 @@ class LineageRow(BaseModel):
             return "not decided yet" if self.decision == PENDING else "not tried"
         if short:
             gain = "no pair" if self.gain is None else f"{100 * self.gain:+.0f}"
-            return f"{gain} p={_short(self.p_value, 3)}"
+            return f"{gain} p={_short(self.p_value, 3)}{self._validation(short)}"
         gain = "no pair ran" if self.gain is None else (
             f"{100 * self.gain:+.1f} points on {counted(self.paired, 'task')}")
         fell = f"; regressed {', '.join(self.regressed)}" if self.regressed else ""
         return (f"{gain} ({counted(self.wins, 'win')}, {counted(self.losses, 'loss', 'losses')}; "
-                f"p = {self.p_value:.4f}){fell}")
+                f"p = {self.p_value:.4f}){self._validation(short)}{fell}")
+
+    def _validation(self, short: bool) -> str:
+        """" val=.004" / " val -"; long: "; validation shown (4 wins, 0 losses; p = 0.0040)";
+        nothing in a run without validation tasks."""
+        if self.validation is None:
+            return ""
+        if short:
+            return f" val={_short(self.validation_p, 3)}" if self.validation_p is not None \
+                else " val -"
+        if self.validation_p is None:
+            return f"; validation {self.validation.replace('_', ' ')}"
+        return (f"; validation {self.validation.replace('_', ' ')} "
+                f"({counted(self.validation_wins, 'win')}, "
+                f"{counted(self.validation_losses, 'loss', 'losses')}; p = {self.validation_p:.4f})")
 
     def decided_by(self, short: bool = False) -> str:
         """What decided it: "its trial", "a cascade from c0-x", "by hand"; short: "trial",
@@ -93,6 +112,11 @@ def _row(record: ChangeRecord) -> LineageRow:
         tried = dict(gain=verdict.effect, paired=len(verdict.gains), wins=verdict.wins,
                      losses=verdict.losses, p_value=verdict.p_value,
                      regressed=judgement.regressions)
+        if (check := verdict.validation) is not None:
+            ran = check.result in ("shown", "not_shown")
+            tried |= dict(validation=check.result, validation_wins=check.wins,
+                          validation_losses=check.losses,
+                          validation_p=check.p_value if ran else None)
     return LineageRow(
         iteration=record.iteration, change_id=entry.id, component=entry.component,
         fixes={p.task_id: p.probability for p in entry.predicted_fixes},

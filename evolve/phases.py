@@ -53,13 +53,14 @@ def ingest(run: Run, iteration: int) -> IngestResult:
 
 
 def distill_evidence(run: Run, iteration: int) -> DistillResult:
-    """DISTILL: the layered evidence files for the evolve agent (train tasks only), with the run's
-    scoreboard, and the analyst's root causes when run.yaml asks for them."""
+    """DISTILL: the layered evidence files for the evolve agent (train tasks only: validation and
+    held-out ids are redacted wherever they would show), with the run's scoreboard, and the
+    analyst's root causes when run.yaml asks for them."""
     analyst = Analyst(_model(run.config.evolve_model_spec)) if run.config.analyst else None
     with run.ledger.reading() as store:
         index = distill(
             store.con, run.run_id, iteration, run.paths.iteration_dir(iteration),
-            hidden_tasks=set(run.heldout_ids), scoreboard=run.ledger.scoreboard().to_markdown(),
+            hidden_tasks=set(run.unseen_ids), scoreboard=run.ledger.scoreboard().to_markdown(),
             forbidden=_test_file_lines(run), analyst=analyst,
         )
     return DistillResult(overview=str(index.overview), overview_chars=index.overview_chars,

@@ -47,8 +47,19 @@ class Run:
         return [t.id for t, split in self.items if split == "train"]
 
     @property
+    def validation_ids(self) -> list[str]:
+        """Tasks that judge whether a change carries over (its trial runs them); the evolve
+        agent never sees them."""
+        return [t.id for t, split in self.items if split == "validation"]
+
+    @property
     def heldout_ids(self) -> list[str]:
         return [t.id for t, split in self.items if split == "heldout"]
+
+    @property
+    def unseen_ids(self) -> list[str]:
+        """Every task the evolve agent must not see: validation and held-out."""
+        return [t.id for t, split in self.items if split != "train"]
 
     def close(self) -> None:
         self.ledger.close()

@@ -19,6 +19,13 @@ A change's setup, fixed before its first rollout and stored (a resumed trial rea
   Why not every change on its parent: a change kept on top of a sibling that is then reverted
   would never have been measured without it. Why not the combined head: siblings would share
   credit and shield each other's regressions.
+- Validation tasks (a run whose suite lists some): those where this iteration's evaluation of the
+  base failed the way the change targets (the cue of the library entry it applies, by its
+  Library-Entry trailer; any failure for a change of the agent's own), the most such failed
+  rollouts first, at most `verdicts.validation_tasks`. Chosen from the base's rollouts only, as
+  the predicted tasks are: both arms run fresh, so the choice cannot favour the change. Their
+  trial rollouts are labelled split "validation", so no evidence, offer or SQL the evolve agent
+  reads ever holds them.
 
 Rounds: each gathers the requests of every undecided trial into one batch (the executor runs them
 side by side), runs and ingests it, and steps every trial again on the stored rollouts. Rollout
@@ -126,7 +133,8 @@ def probe_pairs_to_cap(run: Run, iteration: int, progress: Progress | None = Non
 
 def trial_of(change: ChangeManifestEntry, setup: TrialSetup) -> Trial:
     """The change's trial as its setup fixed it (the same on every resume)."""
-    return Trial(change, setup.history, setup.design, candidates=setup.candidates)
+    return Trial(change, setup.history, setup.design, candidates=setup.candidates,
+                 validation=setup.validation)
 
 
 def set_up(run: Run, manifest: IterationManifest, change: ChangeManifestEntry) -> TrialSetup:
@@ -147,13 +155,43 @@ def set_up(run: Run, manifest: IterationManifest, change: ChangeManifestEntry) -
     base_tree = repo.tree_id(base)
     history = candidates if base_tree == candidates.tree else tree_history(run, base_tree)
     repo.set_branch(f"trial/{change.id}", arm)
+    targets = targeted_failure(run, change)
     setup = TrialSetup(
         change_id=change.id, run_id=run.run_id, iteration=manifest.iteration, applied=applied,
         base_commit=base, base_tree=base_tree, change_commit=arm, change_tree=repo.tree_id(arm),
         history=history, candidates=candidates, design=run.config.verdicts,
-        placebo=is_placebo(repo, arm))
+        placebo=is_placebo(repo, arm), targets=targets,
+        validation=validation_tasks(run, manifest.iteration, targets))
     run.ledger.record_trial_setup(setup)
     return setup
+
+
+def targeted_failure(run: Run, change: ChangeManifestEntry) -> list[str] | None:
+    """The failure classes a change targets: the cue of the library entry it applies (its commit's
+    Library-Entry trailer); None for a change of the agent's own, or an entry no longer on the
+    shelf."""
+    from .agent.change import LIBRARY_TRAILER  # the evolve agent is the heaviest import
+    from .library.cue import shelf
+
+    applied = run.repo.commit_info(change.commit).trailers.get(LIBRARY_TRAILER)
+    if not applied:
+        return None
+    found = [e for e, _ in shelf(run.config.library, run.config.starter_library) if e.id == applied]
+    return list(found[0].cue.signature) if found else None
+
+
+def validation_tasks(run: Run, iteration: int, targets: list[str] | None) -> list[str] | None:
+    """The validation tasks a change's trial runs (see the module docstring); None when the run
+    has none at all."""
+    from .library.cue import reached_tasks, rollout_signatures, tasks_showing
+
+    if not run.validation_ids:
+        return None
+    with run.ledger.reading() as store:
+        signatures = rollout_signatures(store.con, run.run_id, iteration, "validation")
+        reached = reached_tasks(store.con, run.run_id, "validation")
+    shown = tasks_showing(targets, signatures, reached)
+    return shown[:run.config.verdicts.validation_tasks]
 
 
 def tree_history(run: Run, tree: str) -> TreeHistory:
@@ -197,6 +235,7 @@ def _specs(run: Run, setup: TrialSetup, requests: Sequence[RolloutRequest],
     """The rollouts of `requests`, each on its arm's tree, numbered with the lowest attempts not
     yet recorded for that arm and task."""
     tasks = {t.id: t for t, _ in run.items}
+    validation = set(setup.validation or ())
     trees = {"base": HarnessTree.at(run.repo, setup.base_commit),
              "change": HarnessTree.at(run.repo, setup.change_commit)}
     specs = []
@@ -204,7 +243,8 @@ def _specs(run: Run, setup: TrialSetup, requests: Sequence[RolloutRequest],
         used = {r.attempt for r in rows.get((request.arm, request.task_id), [])}
         attempts = [a for a in range(len(used) + request.count) if a not in used][:request.count]
         specs += [RolloutSpec(run_id=run.run_id, iteration=setup.iteration,
-                              task=tasks[request.task_id], split="train", attempt=attempt,
+                              task=tasks[request.task_id], attempt=attempt,
+                              split="validation" if request.task_id in validation else "train",
                               harness=trees[request.arm], model=run.config.model,
                               trial_change=setup.change_id, trial_arm=request.arm)
                   for attempt in attempts]

@@ -10,7 +10,10 @@ class TrialDesign(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     alpha: float = Field(0.05, gt=0, lt=0.5, description=(
-        "false-accept rate: the chance a change that does not raise its predicted tasks is kept"))
+        "false-accept rate: the chance a change that does not raise its predicted tasks is kept; "
+        "in a run with validation tasks, also the chance one that does not raise the validation "
+        "tasks showing its failure is kept (each test at this level: an intersection-union "
+        "test, so no correction is due)"))
     max_rollouts: int = Field(100, ge=2, description=(
         "cap on the paired probe of one change (base and change arm together)"))
     batch_rollouts: int = Field(4, ge=2, description=(
@@ -21,6 +24,9 @@ class TrialDesign(BaseModel):
     futility_ratio: float = Field(3.0, gt=1, description=(
         "likelihood ratio against `futility_effect` at which a trial stops as not shown"))
     futility_min_pairs: int = Field(6, ge=1, description="paired rollouts before futility may stop")
+    validation_tasks: int = Field(4, ge=1, description=(
+        "most validation tasks a change's trial runs: those where the base showed the failure "
+        "the change targets, the most such failed rollouts first"))
     regression_alpha: float = Field(0.05, gt=0, lt=0.5, description=(
         "the chance a change that breaks a screened task is kept anyway"))
     regression_margin: float = Field(0.7, gt=0, lt=1, description=(

@@ -45,6 +45,13 @@ class TrialSetup(BaseModel):
     design: TrialDesign
     placebo: bool = Field(False, description="its tree shows the agent nothing new; never used "
                                              "by the verdict (the report counts kept placebos)")
+    validation: list[str] | None = Field(None, description=(
+        "the validation tasks its trial runs: those where the base's evaluation showed the "
+        "failure it targets (`targets`); None when the run has no validation tasks (judged on "
+        "its predicted tasks only, as trials stored before this field were)"))
+    targets: list[str] | None = Field(None, description=(
+        "the failure classes it targets (the cue of the library entry it applies); None for a "
+        "change of its own: any failure of a validation task counts"))
 
 
 class Judgement(BaseModel):
@@ -91,10 +98,18 @@ class Judgement(BaseModel):
         return (f"{how} {self.setup.base_commit[:10]}; p = {v.p_value:.4f}; "
                 f"{v.rollouts.used} rollouts ({v.rollouts.recorded} recorded)")
 
+    def tests(self) -> list[str]:
+        """Its predicted-task test and its validation test, a line each."""
+        v = self.verdict
+        predicted = v.predicted.line() if v.predicted else f"p = {v.p_value:.4g}"
+        validation = (v.validation.line() if v.validation is not None
+                      else "none: the run has no validation tasks")
+        return [f"predicted tasks: {predicted}", f"validation tasks: {validation}"]
+
     @property
     def confirmed_fixes(self) -> list[str]:
         """Predicted fixes whose own pairs reached the trial's boundary."""
-        return [t.task_id for t in self.verdict.tasks if t.result == "fixed"]
+        return [t.task_id for t in self.verdict.tasks if t.role == "probe" and t.result == "fixed"]
 
     @property
     def regressions(self) -> list[str]:

@@ -11,15 +11,18 @@ from .design import TrialDesign
 from .history import TaskCounts
 
 Decision = Literal["keep", "revert"]
-TrialOutcome = Literal["effective", "not_shown", "regression", "untestable"]
-TaskRole = Literal["probe", "screen", "claim"]
+TrialOutcome = Literal["effective", "not_shown", "not_carried", "regression", "untestable"]
+TaskRole = Literal["probe", "validation", "screen", "claim"]
+TestResult = Literal["shown", "not_shown", "untestable", "not_run"]
 TaskResult = Literal["fixed", "unclear", "not_fixed", "held", "regressed", "dropped", "unjudged"]
 
 
 class TaskEvidence(BaseModel):
-    """One task as the trial saw it. role: `probe` = a predicted fix, run on both arms; `screen` =
-    guarded against regression, change arm only; `claim` = a predicted regression on a task that
-    was not screened (scored as unjudged). result, probe: fixed (the task's own pairs reach the
+    """One task as the trial saw it. role: `probe` = a predicted fix, run on both arms;
+    `validation` = a validation task where the base showed the failure the change targets, run on
+    both arms (never a prediction: the evolve agent does not see it); `screen` = guarded against
+    regression, change arm only; `claim` = a predicted regression on a task that was not screened
+    (scored as unjudged). result, probe and validation: fixed (the task's own pairs reach the
     trial's boundary), not_fixed (its pairs show no gain: wins <= losses), unclear (a gain too
     small to confirm on its own pairs; scored as unjudged); screen: held / regressed, dropped (the
     base's top-up showed the task is not stable passing); unjudged (not reached)."""
@@ -75,13 +78,44 @@ class Rollouts(BaseModel):
 
     base: int = 0
     change: int = 0
+    validation_base: int = 0
+    validation_change: int = 0
     screen_base: int = 0
     screen_change: int = 0
     recorded: int = 0
 
     @property
     def used(self) -> int:
-        return self.base + self.change + self.screen_base + self.screen_change
+        return (self.base + self.change + self.validation_base + self.validation_change
+                + self.screen_base + self.screen_change)
+
+
+class PairedTest(BaseModel):
+    """One of a trial's paired sign tests, as it ended: over the predicted tasks, or over the
+    validation tasks that showed the failure the change targets. `result`: shown (its e-value
+    crossed the boundary: a gain at level `alpha`), not_shown (futility or the cap), untestable
+    (no task to run it on), not_run (an earlier test decided first). `p_value`: the exact chance,
+    for a change with no gain on these tasks, of an e-value as large within the cap."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tasks: list[str] = Field(default_factory=list)
+    result: TestResult
+    alpha: float
+    pairs: int = 0
+    wins: int = 0
+    losses: int = 0
+    evalue: float = 1.0
+    threshold: float | None = None
+    p_value: float = 1.0
+
+    def line(self) -> str:
+        """The test in a few words, without task ids (the evolve agent reads reasons)."""
+        if self.result in ("untestable", "not_run"):
+            return self.result.replace("_", " ")
+        return (f"{self.result.replace('_', ' ')}: {self.wins} wins / {self.losses} losses in "
+                f"{self.pairs} pairs on {len(self.tasks)} task(s), p = {self.p_value:.3g} "
+                f"(level {self.alpha:g})")
 
 
 class TrialVerdict(BaseModel):
@@ -106,6 +140,11 @@ class TrialVerdict(BaseModel):
     rollouts: Rollouts = Field(default_factory=Rollouts)
     tasks: list[TaskEvidence] = Field(default_factory=list)
     design: TrialDesign
+    predicted: PairedTest | None = Field(None, description=(
+        "the test on the predicted tasks (None on verdicts stored before it was recorded)"))
+    validation: PairedTest | None = Field(None, description=(
+        "the test on the validation tasks that showed the failure the change targets; None when "
+        "the run has no validation tasks (judged on its predicted tasks only)"))
 
     @property
     def kept(self) -> bool:

@@ -64,9 +64,12 @@ def _change_table(record: ChangeRecord) -> Table:
 
 
 def _trial_line(record: ChangeRecord) -> str:
-    """How the change was tried: which trees, the p-value, the rollouts spent."""
+    """How the change was tried: which trees, the p-value, the rollouts spent; then its test on
+    the predicted tasks and its test on the validation tasks."""
     j = record.judgement
-    return f"  trial: {j.summary()}" if j else "  trial: not decided yet"
+    if not j:
+        return "  trial: not decided yet"
+    return "\n".join([f"  trial: {j.summary()}", *(f"    {line}" for line in j.tests())])
 
 
 def _as_json(record: ChangeRecord) -> dict[str, Any]:

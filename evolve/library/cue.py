@@ -2,8 +2,9 @@
 classes of the train rollouts that did not pass, the names of their error events, and the failure
 patterns debugger/patterns.py finds in them) is recorded with each entry when it is filed (a
 starter entry's names its patterns), and an entry matches a later iteration whose failing
-rollouts share a class with it. Train rollouts only: held-out results never reach the evolve
-agent."""
+rollouts share a class with it. Train rollouts only for the offers: validation and held-out
+results never reach the evolve agent (a change's trial reads the validation rollouts the same way,
+to pick the validation tasks that show the failure it targets: evolve/trials.py)."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
@@ -14,6 +15,7 @@ import duckdb
 from evoharness.debugger.patterns import patterns_by_rollout
 from evoharness.debugger.queries import Scope
 from evoharness.evolve.agent.tools import LibraryOffer
+from evoharness.tasks.results import Split
 
 from .entry import LibraryEntry
 from .starter import PATTERN_CLASS, starter_diff, starter_entries
@@ -22,15 +24,16 @@ from .store import Library
 OFFERED = 5  # entries one evolve session is shown at most
 SHOWN_TASKS = 6  # tasks an offer names where its patterns showed
 
-_FAILED = ("FROM rollouts WHERE run_id = ? AND iteration = ? AND split = 'train' "
+_FAILED = ("FROM rollouts WHERE run_id = ? AND iteration = ? AND split = ? "
            "AND trial_change = '' AND outcome NOT IN ('pass', 'infra_error')")
 
 
-def rollout_signatures(con: duckdb.DuckDBPyConnection, run_id: str,
-                       iteration: int) -> dict[str, dict[str, set[str]]]:
-    """Per train task with a failed rollout in this evaluation, the classes of each such rollout:
-    'fail/done', 'timeout/rollout_timeout', 'error:ParseError', 'pattern:repeated_command', ..."""
-    params = [run_id, iteration]
+def rollout_signatures(con: duckdb.DuckDBPyConnection, run_id: str, iteration: int,
+                       split: Split = "train") -> dict[str, dict[str, set[str]]]:
+    """Per task of `split` with a failed rollout in this evaluation, the classes of each such
+    rollout: 'fail/done', 'timeout/rollout_timeout', 'error:ParseError',
+    'pattern:repeated_command', ..."""
+    params = [run_id, iteration, split]
     classes = con.execute(f"SELECT task_id, rollout_id, outcome || '/' || "
                           f"split_part(exit_reason, ':', 1) {_FAILED}", params).fetchall()
     errors = con.execute(f"SELECT DISTINCT r.task_id, r.rollout_id, 'error:' || e.name FROM "
@@ -40,9 +43,9 @@ def rollout_signatures(con: duckdb.DuckDBPyConnection, run_id: str,
     for task, rollout, found in [*classes, *errors]:
         signatures.setdefault(task, {}).setdefault(rollout, set()).add(found)
     task_of = {rollout: task for task, rollout, _ in classes}
-    scope = Scope(run_id=run_id, iteration=iteration, previous=None)
+    scope = Scope(run_id=run_id, iteration=iteration, previous=None, split=split)
     for rollout, names in patterns_by_rollout(con, scope).items():
-        if rollout in task_of:  # a failed train rollout (patterns_by_rollout reads no held-out)
+        if rollout in task_of:  # a failed rollout of the split (patterns_by_rollout reads no other)
             signatures[task_of[rollout]][rollout] |= {PATTERN_CLASS + name for name in names}
     return signatures
 
@@ -62,23 +65,31 @@ def failure_signature(con: duckdb.DuckDBPyConnection, run_id: str, iteration: in
     return sorted({c for task, found in signatures.items() if task in wanted for c in found})
 
 
-def reached_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> set[str]:
-    """The train tasks some evaluation of this run passed at least once."""
+def reached_tasks(con: duckdb.DuckDBPyConnection, run_id: str,
+                  split: Split = "train") -> set[str]:
+    """The tasks of `split` some evaluation of this run passed at least once."""
     return {task for (task,) in con.execute(
-        "SELECT DISTINCT task_id FROM rollouts WHERE run_id = ? AND split = 'train' "
-        "AND trial_change = '' AND outcome = 'pass'", [run_id]).fetchall()}
+        "SELECT DISTINCT task_id FROM rollouts WHERE run_id = ? AND split = ? "
+        "AND trial_change = '' AND outcome = 'pass'", [run_id, split]).fetchall()}
 
 
 def cued_tasks(entry: LibraryEntry, signatures: dict[str, dict[str, set[str]]],
                reached: Collection[str] = ()) -> list[str]:
     """The tasks with a failed rollout that shares a class with the entry's cue (`signatures`:
-    rollout_signatures), those where the most rollouts did first: each rollout counts once, so
-    patterns that come together (a loop repeats its command and its error) count a failure once,
-    and a task whose every rollout failed the way the entry answers leads. Among equals, those in
-    `reached` first: a task the agent passes sometimes is where a trial's few pairs can show a
-    fix (on the night's 1.5B, offers led with hard tasks no rollout ever passed)."""
-    cue = set(entry.cue.signature)
-    shown = {task: sum(1 for classes in rollouts.values() if cue & classes)
+    rollout_signatures), in tasks_showing's order."""
+    return tasks_showing(entry.cue.signature, signatures, reached)
+
+
+def tasks_showing(cue: Iterable[str] | None, signatures: dict[str, dict[str, set[str]]],
+                  reached: Collection[str] = ()) -> list[str]:
+    """The tasks with a failed rollout that shares a class with `cue` (None: any failed rollout),
+    those where the most rollouts did first: each rollout counts once, so patterns that come
+    together (a loop repeats its command and its error) count a failure once, and a task whose
+    every rollout failed the way the cue says leads. Among equals, those in `reached` first: a
+    task the agent passes sometimes is where a trial's few pairs can show a fix (on the night's
+    1.5B, offers led with hard tasks no rollout ever passed)."""
+    wanted = None if cue is None else set(cue)
+    shown = {task: sum(1 for classes in rollouts.values() if wanted is None or wanted & classes)
              for task, rollouts in signatures.items()}
     return sorted((task for task, count in shown.items() if count),
                   key=lambda task: (-shown[task], task not in reached, task))

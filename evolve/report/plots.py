@@ -24,8 +24,9 @@ _SCORE_FIELDS = {
 }
 _COLORS = {"fix precision": "#1b9e77", "regression precision": "#d95f02",
            "regression recall": "#fc8d62"}
-VERDICT_ORDER = ("effective", "not_shown", "regression", "untestable", "manual")
-_VERDICT_COLORS = {"effective": "#1a9850", "not_shown": "#bababa", "regression": "#d73027",
+VERDICT_ORDER = ("effective", "not_shown", "not_carried", "regression", "untestable", "manual")
+_VERDICT_COLORS = {"effective": "#1a9850", "not_shown": "#bababa", "not_carried": "#91bfdb",
+                   "regression": "#d73027",
                    "untestable": "#fee08b", "manual": "#4575b4"}
 
 

@@ -51,3 +51,17 @@ def test_a_revert_says_whether_a_cascade_or_a_hand_made_it(records):
         ("revert", "by hand"), ("revert", "a cascade from c0-memory"), ("revert", "by hand")]
     assert [r.decided_by(short=True) for r in rows] == ["hand", "cascade from c0-memory", "hand"]
     assert rows[2].effect() == "not tried"
+
+
+def test_a_change_judged_on_validation_tasks_shows_that_test_beside_its_own():
+    from evoharness.evolve.lineage import LineageRow
+    from evoharness.manifests.verdict import PairedTest
+
+    row = LineageRow(iteration=1, change_id="c1", component="memory", fixes={"a": 0.7},
+                     regressions={}, expected_delta=5, tried=True, gain=0.5, paired=1, wins=3,
+                     losses=0, p_value=0.01, outcome="not_carried", decision="revert",
+                     by="its trial", validation="not_shown", validation_wins=1,
+                     validation_losses=2, validation_p=0.8)
+    assert row.effect(short=True) == "+50 p=.010 val=.800"
+    assert row.effect().endswith("; validation not shown (1 win, 2 losses; p = 0.8000)")
+    assert PairedTest(result="not_run", alpha=0.05).line() == "not run"

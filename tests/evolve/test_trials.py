@@ -213,3 +213,85 @@ def test_a_change_that_turns_its_failures_into_infra_errors_is_not_kept(tmp_path
     hidden = [r for r in rows[("change", "write-alpha")] if r.outcome == "infra_error"]
     assert hidden, "the change's failures were infra errors"
     assert (judgement.outcome, judgement.decision) == ("not_shown", "revert"), judgement.verdict
+
+
+# --- validation tasks: a change must help where its failure shows beyond its own tasks ---------
+
+CARRIES = "CARRIES-OVER"
+
+
+def validation_suite(root: Path) -> Path:
+    """alpha and beta to train on, gamma to validate on (the evolve agent never sees it)."""
+    shutil.copytree(SUITE, root)
+    (root / "suite.toml").write_text('[split]\ntrain = ["write-alpha", "write-beta"]\n'
+                                     'validation = ["write-gamma"]\nheldout = []\n')
+    return root
+
+
+def carry_script(path: Path) -> str:
+    """A: a rule that fixes alpha only (shaped on it). B: a memory note that fixes alpha and
+    gamma alike. The base fails alpha and gamma, passes beta."""
+    note = action("change", edit={"op": "write_file", "path": "memory/LONG_TERM.md",
+                                  "content": f"{CARRIES}\n"},
+                  **{**MANIFEST, "component": "memory"})
+    return write_script(path, [
+        evolve_rule([change(ALPHA, ["write-alpha"]), note, done()]),
+        solve_rule(has=[ALPHA], instruction_has=["alpha"]),
+        solve_rule(has=[CARRIES], instruction_has=["alpha"]),
+        solve_rule(has=[CARRIES], instruction_has=["gamma"]),
+        solve_rule(instruction_has=["beta"]),
+    ])
+
+
+def test_a_change_is_kept_only_where_it_also_helps_validation_tasks(tmp_path: Path, monkeypatch,
+                                                                    capsys) -> None:
+    from evoharness.evolve.agent import session
+    from evoharness.evolve.phases import _library_offers
+    from evoharness.traces.sql_tool import SqlTool
+
+    prompts: list[str] = []
+    real = session.run_tools_agent
+
+    def recording(model, registry, system, instruction, *args, **kwargs):
+        prompts.append(system + instruction)
+        return real(model, registry, system, instruction, *args, **kwargs)
+
+    monkeypatch.setattr(session, "run_tools_agent", recording)
+    run_dir = make_run(tmp_path / "run", carry_script(tmp_path / "s.yaml"),
+                       validation_suite(tmp_path / "suite"))
+    evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
+
+    _, ledger = read_run(run_dir)
+    a, b = ledger.manifest(0).changes
+    judged = ledger.judgements()
+    ja, jb = judged[a.id], judged[b.id]
+    assert (ja.outcome, ja.decision) == ("not_carried", "revert")
+    assert (jb.outcome, jb.decision) == ("effective", "keep")
+    for j in (ja, jb):
+        assert j.setup.validation == ["write-gamma"] and j.setup.targets is None
+        assert j.verdict.predicted.result == "shown"
+    assert (ja.verdict.validation.result, jb.verdict.validation.result) == ("not_shown", "shown")
+    assert ja.verdict.validation.wins == 0 < jb.verdict.validation.wins
+    # the evolve agent saw gamma nowhere: evidence, prompt, offers, SQL, the scoreboard's reasons
+    assert prompts and not any("write-gamma" in p for p in prompts)
+    evidence = [p.read_text() for p in run_dir.glob("iterations/*/evidence/**/*.md")]
+    assert evidence and not any("write-gamma" in text for text in evidence)
+    assert "write-gamma" not in ledger.scoreboard().to_markdown()
+    with open_run(run_dir) as run:
+        offers = _library_offers(run, 0)
+        assert not any("write-gamma" in f"{o.summary} {o.text} {o.tasks}" for o in offers)
+        with run.ledger.reading() as store, SqlTool(store, restrict_to_split="train") as sql:
+            for table in ("rollouts", "events", "verdicts", "changes", "iterations"):
+                text = sql.run(f"SELECT * FROM {table}", max_rows=10_000).text()
+                assert "write-gamma" not in text, table
+            gamma = sql.run("SELECT count(*) FROM rollouts WHERE split <> 'train'").rows
+        assert gamma == [[0]]
+        with run.ledger.reading() as store:
+            splits = dict(store.con.execute(
+                "SELECT split, count(*) FROM rollouts WHERE task_id = 'write-gamma' "
+                "GROUP BY 1").fetchall())
+    assert set(splits) == {"validation"} and splits["validation"] > 2  # EVAL's and the trials'
+    with pytest.raises(SystemExit):
+        main(["manifest", "show", str(run_dir), a.id])
+    shown = capsys.readouterr().out
+    assert "predicted tasks: shown: " in shown and "validation tasks: not shown: 0 wins" in shown

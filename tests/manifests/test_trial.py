@@ -144,3 +144,81 @@ def test_rollouts_of_tasks_the_trial_never_asked_for_are_refused():
     with pytest.raises(EvoError) as error:
         trial.step(ProbeOutcomes(base={"flaky": [True]}))
     assert error.value.field == "outcomes.base"
+
+
+# --- validation: the change must also help where its failure shows on tasks the agent never saw --
+
+VALIDATION_BASE = {"v-fail": 0.1, "v-other": 0.2}
+
+
+def run_with_validation(change_p: dict[str, float], validation, seed: int):
+    both = {**BASE, **VALIDATION_BASE}
+    rng = random.Random(seed)
+    outcomes: dict[str, dict[str, list[bool]]] = {"base": {}, "change": {}}
+    trial = Trial(change("c1", fixes={"fail": 0.7}), HISTORY, DESIGN, validation=validation)
+    while not (step := trial.step(ProbeOutcomes(**outcomes))).decided:
+        for r in step.requests:
+            p = (both if r.arm == "base" else {**both, **change_p})[r.task_id]
+            outcomes[r.arm].setdefault(r.task_id, []).extend(rng.random() < p for _ in range(r.count))
+    return step.verdict, outcomes
+
+
+def test_a_fix_only_of_its_predicted_tasks_is_reverted_as_not_carried():
+    v, outcomes = run_with_validation({"fail": 0.8}, ["v-fail", "v-other"], seed=2)
+    assert (v.decision, v.outcome) == ("revert", "not_carried")
+    assert v.predicted.result == "shown" and v.validation.result == "not_shown"
+    assert v.validation.tasks == ["v-fail", "v-other"]
+    assert v.rollouts.validation_base == v.rollouts.validation_change > 0
+    assert v.rollouts.screen_change == 0  # the screen runs only once both gains are shown
+    assert {t.task_id for t in v.tasks if t.role == "validation"} == {"v-fail", "v-other"}
+    assert "v-fail" not in v.reason and "v-other" not in v.reason  # the agent reads reasons
+
+
+def test_a_fix_that_carries_over_is_kept_with_both_tests_recorded():
+    v, _ = run_with_validation({"fail": 0.8, "v-fail": 0.9, "v-other": 0.9}, ["v-fail", "v-other"],
+                               seed=2)
+    assert (v.decision, v.outcome) == ("keep", "effective")
+    assert v.predicted.result == v.validation.result == "shown"
+    assert v.predicted.p_value <= DESIGN.alpha and v.validation.p_value <= DESIGN.alpha
+    assert "carried over" in v.reason
+    assert [t.task_id for t in v.tasks if t.result == "fixed" and t.role == "probe"] == ["fail"]
+
+
+def test_no_validation_task_showing_the_failure_means_not_carried():
+    v, _ = run_with_validation({"fail": 0.8}, [], seed=2)
+    assert (v.decision, v.outcome, v.validation.result) == ("revert", "not_carried", "untestable")
+    assert "no validation task showed the failure" in v.reason
+
+
+def test_a_run_without_validation_tasks_judges_as_before_and_says_so():
+    v, outcomes = run_with_validation({"fail": 0.8}, None, seed=2)
+    assert (v.decision, v.validation) == ("keep", None)
+    assert "no validation tasks in this run" in v.reason
+    assert not set(outcomes["base"]) & set(VALIDATION_BASE)
+
+
+def test_a_placebo_never_reaches_the_validation_tasks():
+    v, outcomes = run_with_validation({}, ["v-fail"], seed=1)
+    assert (v.outcome, v.validation.result) == ("not_shown", "not_run")
+    assert "v-fail" not in outcomes["base"]
+
+
+@pytest.mark.parametrize("validation_p", [0.1, 0.4])
+def test_a_change_with_no_gain_on_validation_is_kept_at_most_alpha(validation_p):
+    """The intersection-union test's bound, measured: the predicted task gains a lot, the
+    validation task gains nothing. Over 300 trials a keep rate of alpha = 5% would put more than
+    28 keeps (the binomial's 0.1% upper tail at 0.05) in only 0.1% of seeds."""
+    kept = 0
+    for seed in range(300):
+        rng = random.Random(seed)
+        outcomes: dict[str, dict[str, list[bool]]] = {"base": {}, "change": {}}
+        trial = Trial(change("c1", fixes={"fail": 0.7}), HISTORY, DESIGN, validation=["v"])
+        base = {**BASE, "v": validation_p}
+        arm = {**base, "fail": 0.95}
+        while not (step := trial.step(ProbeOutcomes(**outcomes))).decided:
+            for r in step.requests:
+                p = (base if r.arm == "base" else arm)[r.task_id]
+                outcomes[r.arm].setdefault(r.task_id, []).extend(
+                    rng.random() < p for _ in range(r.count))
+        kept += step.verdict.kept
+    assert kept <= 28, kept
