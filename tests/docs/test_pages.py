@@ -62,3 +62,13 @@ def test_every_module_a_manual_page_names_exists() -> None:
                for name in sorted(set(path.findall(page.read_text())))
                if "NAME" not in name and not (ROOT / name).exists()]
     assert not missing, f"pages name what is not there: {missing}"
+
+
+def test_the_readmes_layout_is_the_repositorys() -> None:
+    """The README's layout table names folders that exist, and every top-level folder that holds
+    a package or the docs is in it."""
+    table = README.read_text().split("## Layout", 1)[1]
+    named = re.findall(r"^\| `([\w/]+)/` \|", table, re.M)
+    assert named and all((ROOT / folder).is_dir() for folder in named), named
+    top = {p.parent.name for p in ROOT.glob("*/__init__.py")} | {"docs", "benchmarks"}
+    assert top <= set(named), f"folders the README's layout leaves out: {sorted(top - set(named))}"
