@@ -7,8 +7,8 @@ stopped reply is not replayed: the model reads a different reply from then on).
     python benchmarks/runaways.py [REPLIES_JSON | ROLLOUTS_DIR ...]
     python benchmarks/runaways.py --derive OUT.json ROLLOUTS_DIR ...   (write a replies fixture)
 
-The default fixture holds the 554 replies of the two `terse-actions` measurements of 2026-12-06
-(the 1.5B, both arms; docs/remedies.md), recorded with the stop of a repeated unit already on, so
+The default fixture holds the replies of two `terse-actions` measurements (the 1.5B, both arms;
+docs/lab/trials.md), recorded with the stop of a repeated unit already on, so
 what it finds in them is what the stop of a count adds. Prints `replies`, `stopped_repeating`,
 `stopped_counting`, `chars_not_decoded` and `tokens_not_decoded` (all replies), and per stopped
 reply its task and where it stopped."""
