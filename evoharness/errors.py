@@ -129,9 +129,9 @@ def validation_problems(error: Any, *, file: str | Path | None = None,
         elif item["type"] == "extra_forbidden":
             problems.append(EvoError("is not a known field", file=file, field=field,
                                      value=item.get("input")))
-        else:
-            problems.append(EvoError(item["msg"], file=file, field=field,
-                                     value=item.get("input")))
+        else:  # a validator's own ValueError reads as its text, not "Value error, ..."
+            message = item["msg"].removeprefix("Value error, ")
+            problems.append(EvoError(message, file=file, field=field, value=item.get("input")))
     return problems
 
 

@@ -146,6 +146,44 @@ def load_config(run_dir: str | Path) -> tuple[RunPaths, RunConfig]:
     return paths, validate_config(raw, paths.config)
 
 
+def read_config_file(path: Path) -> dict:
+    """A run.yaml to start a run from (`init --config`), as data: its relative `tasks` and
+    `library` paths are taken from the file's folder, and the run's id comes from the new run's
+    directory, not from the file. Every problem names the file."""
+    if not path.is_file():
+        raise EvoError("the config file does not exist", file=path, field="--config",
+                       hint="give a run.yaml, e.g. one from an earlier run's directory")
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError) as error:
+        raise EvoError(f"cannot read the config file: {error}", file=path) from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or " ".join(str(error).split())
+        raise EvoError(f"invalid YAML{where}: {problem}", file=path) from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise EvoError("must be a mapping of run.yaml's fields (model: ..., k: ...)", file=path,
+                       field="(file)", value=type(raw).__name__)
+    raw = {key: value for key, value in raw.items() if key != "run_id"}
+    for key in ("tasks", "library"):
+        if isinstance(raw.get(key), str):
+            raw[key] = str((path.parent / Path(raw[key]).expanduser()).resolve())
+    return raw
+
+
+def merged(base: dict, over: dict) -> dict:
+    """`base` with `over`'s values in, section by section (stop:, exam:, verdicts:)."""
+    out = dict(base)
+    for key, value in over.items():
+        inner = out.get(key)
+        out[key] = merged(inner, value) if isinstance(inner, dict) and isinstance(value, dict) \
+            else value
+    return out
+
+
 def validate_config(raw: object, file: Path) -> RunConfig:
     """A RunConfig from `raw` (run.yaml's content, or init's options); each problem names `file`,
     the field and the value."""

@@ -47,7 +47,11 @@ def default_model() -> str:
 
 
 def init(
+    ctx: typer.Context,
     run_dir: Path = typer.Argument(..., help="Directory to create the run in."),
+    config_file: Path = typer.Option(None, "--config", help="A run.yaml to start from (an earlier "
+                                     "run's, or one written by hand; its relative paths are "
+                                     "from its folder): the options given here override it."),
     tasks: Path = typer.Option(DEFAULT_TASKS, "--tasks", help="Task suite (with suite.toml)."),
     subset: str = typer.Option(None, "--subset",
                                help="Comma-separated task ids, or 'demo' for the suite's demo set."),
@@ -92,38 +96,68 @@ def init(
 
     Example: evoharness init runs/night1 --tasks tasks/suite --subset demo -k 2 --executor ray
     Example: evoharness init runs/tb --tasks ~/terminal-bench-2 --environment container
+    Example: evoharness init runs/night2 --config runs/night1/run.yaml --iterations 5
     """
     from rich.console import Console
 
-    from evoharness.evolve.config import load_config, validate_config
+    from evoharness.evolve.config import load_config, merged, read_config_file, validate_config
     from evoharness.evolve.forecast import describe
     from evoharness.evolve.ledger import RunPaths
     from evoharness.evolve.run import choose_split, init_run
     from evoharness.tasks.task import load_suite
 
-    task_ids = None
+    # Each option as the run.yaml field it sets; with --config, only those given here override.
+    options = {
+        "tasks": {"tasks": tasks}, "model": {"model": model or default_model()},
+        "evolve_model": {"evolve_model": evolve_model}, "k": {"k": k},
+        "workers": {"workers": workers}, "iterations": {"stop": {"iterations": iterations}},
+        "unsafe_no_sandbox": {"unsafe_no_sandbox": unsafe_no_sandbox},
+        "analyst": {"analyst": analyst}, "executor": {"executor": executor},
+        "ray_address": {"ray_address": ray_address}, "environment": {"environment": environment},
+        "engine": {"engine": engine}, "exam_k": {"exam": {"k": exam_k}},
+        "exam_baseline": {"exam": {"baseline": exam_baseline}},
+        "exam_picks": {"exam": {"picks": exam_picks}},
+        "library": {"library": library and library.resolve()},
+        "starter_library": {"starter_library": starter_library},
+        "max_changes": {"max_changes": max_changes},
+        "trial_rollouts": {} if trial_rollouts is None else
+        {"verdicts": {"max_rollouts": trial_rollouts}},
+    }
+    base: dict = {}
+    if config_file is not None:
+        base = read_config_file(config_file)
+        given = {name for name in options if ctx.get_parameter_source(name).name
+                 in ("COMMANDLINE", "ENVIRONMENT")}
+        if "model" not in base:  # the default model follows OLLAMA_HOST, as without a file
+            given.add("model")
+        if "tasks" not in base:
+            given.add("tasks")
+    else:
+        given = set(options)
+    raw = {"run_id": run_dir.resolve().name}
+    for name in given:
+        raw = merged(raw, options[name])
+    raw = merged(base, raw)
+    tasks = Path(raw["tasks"])
+    task_ids = raw.get("task_ids")
     if subset == "demo":
         task_ids = load_suite(tasks).demo_tasks
     elif subset:
         task_ids = comma_list(subset)
-    split, how = choose_split(tasks, task_ids, heldout)
+    raw["task_ids"] = task_ids
+    if heldout is not None or not raw.get("split"):  # a file's split stays, unless --heldout
+        split, how = choose_split(tasks, task_ids, heldout)
+        raw["split"] = split and split.model_dump()
+    else:
+        how = ""
     # validated like run.yaml, so a bad option is an error naming the field and value
-    config = validate_config(dict(
-        run_id=run_dir.resolve().name, tasks=tasks, task_ids=task_ids,
-        model=model or default_model(), evolve_model=evolve_model, k=k, workers=workers,
-        unsafe_no_sandbox=unsafe_no_sandbox, analyst=analyst, executor=executor,
-        ray_address=ray_address, environment=environment, engine=engine,
-        max_changes=max_changes, stop={"iterations": iterations},
-        exam={"k": exam_k, "baseline": exam_baseline, "picks": exam_picks},
-        split=split and split.model_dump(), library=library and library.resolve(),
-        starter_library=starter_library,
-        **({} if trial_rollouts is None else {"verdicts": {"max_rollouts": trial_rollouts}}),
-    ), RunPaths(root=run_dir).config)
+    config = validate_config(raw, config_file or RunPaths(root=run_dir).config)
     console = Console(soft_wrap=True)  # a progress line stays one line in a log or a pipe
     paths = init_run(run_dir, config, say=lambda line: console.print(line, markup=False))
     task_ids = load_config(paths.root)[1].task_ids
     console.print(f"created run {config.run_id!r} in {paths.root} "
-                  f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, k={k})",
+                  f"({len(task_ids) if task_ids else 'all'} tasks, model {config.model}, "
+                  f"k={config.k})",
                   markup=False)
     if how:
         console.print(f"{how}; kept in run.yaml (split:)", markup=False, highlight=False)

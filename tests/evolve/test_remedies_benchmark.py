@@ -88,7 +88,7 @@ def test_an_unknown_task_entry_or_unsafe_run_id_is_refused_before_any_rollout(
     for option, value, said in [
             ("--task-ids", "write-alpha,write-zeta", "no train task write-zeta"),
             ("--entries", "done-guard,done-gaurd", "no starter entry done-gaurd"),
-            ("--run-id", "../evil", "run_id: Value error, use letters, digits")]:
+            ("--run-id", "../evil", "run_id: use letters, digits")]:
         done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "remedies.py"), "--dir",
                                str(tmp_path / "run"), "--tasks", str(suite), option, value],
                               capture_output=True, text=True, cwd=ROOT)
