@@ -90,3 +90,20 @@ def run_changes(record: Path) -> Values:
                                        for p in sorted((record / "judgements").glob("*.json")))}
     assert set(judged) == set(changes), f"{record}: judgements {sorted(judged)} != {changes}"
     return {"changes": len(changes), "kept": sum(judged[c].decision == "keep" for c in changes)}
+
+
+def wall_time(record: Path) -> Values:
+    """How long a command took, from the timing it printed, kept as its record: GNU time's
+    `Elapsed (wall clock) time (h:mm:ss or m:ss): 15:13.04` or the shell's `real 15m13.042s`.
+    `seconds` (rounded), `minutes` (one decimal) and `min_s` ("15 min 13 s")."""
+    text = record.read_text()
+    if (gnu := re.search(r"Elapsed \(wall clock\) time.*?: (?:(\d+):)?(\d+):([\d.]+)", text)):
+        hours, minutes, seconds = gnu.groups()
+        total = 3600 * int(hours or 0) + 60 * int(minutes) + float(seconds)
+    elif (shell := re.search(r"^real\s+(\d+)m([\d.]+)s", text, re.M)):
+        total = 60 * int(shell.group(1)) + float(shell.group(2))
+    else:
+        raise AssertionError(f"{record} holds no wall time (GNU time -v or the shell's time)")
+    whole = round(total)
+    return {"seconds": whole, "minutes": round(total / 60, 1),
+            "min_s": f"{whole // 60} min {whole % 60} s"}
