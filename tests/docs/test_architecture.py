@@ -68,3 +68,18 @@ def test_the_phases_are_listed_in_the_loops_order() -> None:
     table = page().split("## The phases, in order", 1)[1].split("\n## ", 1)[0]
     listed = [p for p in re.findall(r"^\| ([A-Z]+) \|", table, re.M)]
     assert listed == [str(p) for p in PHASE_ORDER]
+
+
+def test_every_command_is_in_the_commands_table() -> None:
+    import typer
+
+    from evoharness.evolve.cli import app
+
+    root = typer.main.get_command(app)
+    names = []
+    for name, command in root.commands.items():  # type: ignore[attr-defined]
+        subs = getattr(command, "commands", None)
+        names += [f"{name} {sub}" for sub in subs] if subs else [name]
+    table = page().split("## The commands", 1)[1]
+    listed = set(re.findall(r"`([a-z]+(?: [a-z]+)?)(?: \[[^\]]*\])?`", table))
+    assert sorted(set(names) - listed) == []
