@@ -13,7 +13,7 @@ from pathlib import Path
 
 RUNS = 9
 EVOHARNESS = str(Path(sys.executable).parent / "evoharness")
-IMPORT_CLI = ("import time; started = time.perf_counter(); import evolve.cli; "
+IMPORT_CLI = ("import time; started = time.perf_counter(); import evoharness.evolve.cli; "
               "print(time.perf_counter() - started)")
 
 

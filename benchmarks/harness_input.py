@@ -26,7 +26,7 @@ from evoharness.workspace.schemas import ToolSchema
 from evoharness.workspace.validate import load_harness
 
 REDOS = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(a+)+$"}}}
-CHILD_CHECK = ("import json, sys; from workspace.schemas import ToolSchema; "
+CHILD_CHECK = ("import json, sys; from evoharness.workspace.schemas import ToolSchema; "
                "print(ToolSchema(json.loads(sys.argv[1])).problems(json.loads(sys.argv[2])))")
 
 

@@ -284,7 +284,7 @@ def test_real_model_replies_compactly_and_its_slot_keeps_the_conversation() -> N
 def test_the_server_s_threads_spin_briefly_unless_told_otherwise() -> None:
     """OpenMP reads its spin count once, when the native library loads: whatever part of the
     client loads it first (here the grammar of a reply) sets it, and leaves a user's own be."""
-    probe = ("import os; from agent.clients import EmbeddedModel; from agent.model import Message; "
+    probe = ("import os; from evoharness.agent.clients import EmbeddedModel; from evoharness.agent.model import Message; "
              "EmbeddedModel().request([Message(role='user', content='hi')], tools=None, "
              "temperature=0.0, json_mode=True, max_tokens=1, schema=None); "
              "print(os.environ.get('GOMP_SPINCOUNT'))")

@@ -128,6 +128,6 @@ def test_an_unreachable_cluster_is_a_clear_error_naming_it(tmp_path: Path) -> No
 
 
 def test_the_cli_does_not_import_ray() -> None:
-    code = "import sys; from evolve.cli import app; print('ray' in sys.modules)"
+    code = "import sys; from evoharness.evolve.cli import app; print('ray' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

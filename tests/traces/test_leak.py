@@ -8,7 +8,7 @@ import pytest
 from evoharness.debugger.distill import distill
 from evoharness.traces.leak import REDACTED, Redactor, assert_no_leak
 from evoharness.errors import EvoError
-from tests.debugger.conftest import RUN, output, shell
+from tests.debugger.conftest import RUN, output, shell, traces  # noqa: F401 (a fixture)
 
 TEST_FILE = '''import subprocess
 

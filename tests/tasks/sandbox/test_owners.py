@@ -18,7 +18,7 @@ from evoharness.tasks.sandbox.limits import Limits
 from evoharness.tasks.sandbox.volume import Volume
 
 ROOT = Path(__file__).resolve().parents[3]
-MAKE_TOKEN = "from tasks import owners; print(owners.this_process())"
+MAKE_TOKEN = "from evoharness.tasks.sandbox import owners; print(owners.this_process())"
 
 
 def dead_token() -> str:
@@ -53,7 +53,7 @@ def test_what_is_not_a_token_counts_as_alive():
 @needs_unshare
 def test_another_pid_namespace_sees_a_live_owner_alive_and_a_dead_one_dead():
     mine, gone = owners.this_process(), dead_token()
-    code = (f"from tasks import owners; print(owners.alive({mine!r}), "
+    code = (f"from evoharness.tasks.sandbox import owners; print(owners.alive({mine!r}), "
             f"owners.alive({gone!r}))")
     seen = in_own_pid_namespace(code)
     assert seen.stdout.split() == ["True", "False"], seen.stderr
@@ -65,7 +65,7 @@ def test_a_sweep_from_another_pid_namespace_leaves_a_live_volume():
     if volume is None:
         pytest.skip("this machine cannot mount a volume")
     try:
-        swept = in_own_pid_namespace("from tasks.volume import sweep; print(sweep())")
+        swept = in_own_pid_namespace("from evoharness.tasks.sandbox.volume import sweep; print(sweep())")
         assert swept.returncode == 0, swept.stderr
         assert volume.root.exists() and os.path.ismount(volume.mount)
     finally:
