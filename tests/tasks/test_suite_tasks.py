@@ -1,5 +1,6 @@
 """The built-in suite (tasks/suite/): every task is complete Harbor-format and offline, the split is
-sound, the git bundles match the hashes their tests pin, and every task is proven by `tasks check`."""
+sound, the git bundles match the hashes their tests pin, the task families are what their generator
+writes, and every task is proven by `tasks check`."""
 from __future__ import annotations
 
 import ast
@@ -13,12 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from evoharness.errors import ValidationFailed
 from evoharness.tasks.task import load_suite
 
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suite"
 TASKS = sorted(p.name for p in SUITE.iterdir() if (p / "task.toml").exists())
-CATEGORIES = {"file-operations", "text-processing", "csv-json", "python-bugfix", "git",
-              "shell-scripting", "log-analysis", "config-build"}
+# The hand-written tasks' categories; the task families add archives.
+HAND_CATEGORIES = {"file-operations", "text-processing", "csv-json", "python-bugfix", "git",
+                   "shell-scripting", "log-analysis", "config-build"}
+CATEGORIES = HAND_CATEGORIES | {"archives"}
 REQUIRED = ["task.toml", "instruction.md", "environment/Dockerfile", "tests/test.sh",
             "tests/test_outputs.py", "tests/judge.py", "solution/solve.sh"]
 # The base image, pinned by digest (Harbor's unpinned-image rule). Taken from public Dockerfiles
@@ -35,11 +39,22 @@ def suite_file() -> dict:
     return tomllib.loads((SUITE / "suite.toml").read_text())
 
 
+def family_of(task: str) -> str | None:
+    """A generated task's family (task.toml's metadata.family); None for a hand-written task."""
+    return config(task)["metadata"].get("family")
+
+
+FAMILIES = sorted({f for t in TASKS if (f := family_of(t))})
+HAND_WRITTEN = [t for t in TASKS if family_of(t) is None]
+
+
 def test_suite_size_and_loader():
     # The exam needs about 20 held-out tasks to find a 20-point gain (benchmarks/exam.py).
-    assert len(TASKS) >= 60
+    assert len(HAND_WRITTEN) == 82  # tests and the demo pin some of them
+    assert len(TASKS) - len(HAND_WRITTEN) >= 200 and len(FAMILIES) >= 30
     suite = load_suite(SUITE)
     assert sorted(suite.tasks) == TASKS
+    assert len(suite.train) + len(suite.validation) + len(suite.heldout) == len(TASKS)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -126,11 +141,75 @@ def test_agent_code_runs_only_through_the_judge(task):
 
 def test_splits_partition_the_suite():
     split = suite_file()["split"]
-    train, heldout = split["train"], split["heldout"]
-    assert len(set(train)) == len(train) and len(set(heldout)) == len(heldout)
-    assert not set(train) & set(heldout)
-    assert sorted(train + heldout) == TASKS
-    assert len(heldout) >= 20 and len(train) >= 40
+    train, validation, heldout = split["train"], split["validation"], split["heldout"]
+    for side in (train, validation, heldout):
+        assert len(set(side)) == len(side)
+    assert not set(train) & set(heldout) and not set(train) & set(validation)
+    assert not set(validation) & set(heldout)
+    assert sorted(train + validation + heldout) == TASKS
+    assert len(heldout) >= 20 and len(train) >= 40 and len(validation) >= 40
+    assert all(family_of(t) for t in validation), "validation holds family instances only"
+
+
+def test_a_task_in_two_lists_is_refused(tmp_path):
+    """A task listed in train and in validation would let the evolve agent see a validation task:
+    the suite does not load, and the error names the file, the field and the task."""
+    suite = tmp_path / "suite"
+    for task in ("copy-files-1", "count-lines"):
+        shutil.copytree(SUITE / task, suite / task)
+    (suite / "suite.toml").write_text('[split]\ntrain = ["copy-files-1", "count-lines"]\n'
+                                      'validation = ["copy-files-1"]\nheldout = []\n')
+    with pytest.raises(ValidationFailed) as caught:
+        load_suite(suite)
+    [problem] = caught.value.problems
+    shown = str(problem)
+    assert "suite.toml" in shown and "split" in shown and "copy-files-1" in shown
+    assert "twice" in shown
+
+
+def test_family_split_is_the_drawn_one():
+    """The families' part of the split is what split.py draws from the family names alone, drawn
+    before any model ran on them: at least three families held out whole, the others' instances
+    on all three sides, and no family instance placed by hand."""
+    sys.path.insert(0, str(SUITE / "families"))
+    try:
+        import split as family_split
+    finally:
+        sys.path.remove(str(SUITE / "families"))
+    def index(task: str) -> int:
+        return int(task.rsplit("-", 1)[1])
+
+    made = {f: sorted((t for t in TASKS if family_of(t) == f), key=index) for f in FAMILIES}
+    drawn = family_split.draw(made)
+    listed = suite_file()["split"]
+    for side in ("train", "validation", "heldout"):
+        assert [t for t in listed[side] if family_of(t)] == drawn[side], side
+    whole = [f for f in FAMILIES if family_split.held_out_whole(f)]
+    assert len(whole) >= 3
+    for family, ids in made.items():
+        assert len(ids) >= 6 and ids == [f"{family}-{n}" for n in range(1, len(ids) + 1)]
+        sides = {side for side in drawn for t in ids if t in drawn[side]}
+        assert sides == ({"heldout"} if family in whole else {"train", "validation", "heldout"})
+
+
+def test_generator_rewrites_the_committed_families(tmp_path):
+    """generate.py is deterministic: run again, it writes the committed family tasks and split
+    byte for byte (a difference means a family file changed and generate.py was not run)."""
+    shutil.copy(SUITE / "suite.toml", tmp_path / "suite.toml")
+    subprocess.run([sys.executable, str(SUITE / "families" / "generate.py"), str(tmp_path)],
+                   check=True, capture_output=True)
+    made = sorted(p.name for p in tmp_path.iterdir() if (p / "task.toml").exists())
+    assert made == sorted(t for t in TASKS if family_of(t))
+    assert (tmp_path / "suite.toml").read_text() == (SUITE / "suite.toml").read_text()
+    for task in made:
+        ours = {str(p.relative_to(tmp_path / task)): p for p in (tmp_path / task).rglob("*")
+                if p.is_file()}
+        committed = {str(p.relative_to(SUITE / task)): p for p in (SUITE / task).rglob("*")
+                     if p.is_file()}
+        assert sorted(ours) == sorted(committed), task
+        for rel, path in ours.items():
+            assert path.read_bytes() == committed[rel].read_bytes(), f"{task}/{rel}"
+            assert path.stat().st_mode & 0o111 == committed[rel].stat().st_mode & 0o111, rel
 
 
 def test_categories_and_difficulty_spread():
@@ -149,14 +228,18 @@ def test_categories_and_difficulty_spread():
 
 
 def test_each_category_has_a_one_step_task_on_each_side():
-    """The tier at a small model's level (docs/suite.md): easy, one in every category of each
-    split, so the exam and the trials have tasks the embedded model passes sometimes."""
+    """The tier at a small model's level (docs/suite.md): easy, one hand-written task in every
+    category of each split, so the exam and the trials have tasks the embedded model passes
+    sometimes; most family instances are one-step too."""
     split = suite_file()["split"]
     one_step = [t for t in TASKS if "one-step" in config(t)["metadata"]["tags"]]
     assert {config(t)["metadata"]["difficulty"] for t in one_step} == {"easy"}
     for side in (split["train"], split["heldout"]):
-        assert Counter(config(t)["metadata"]["category"] for t in one_step
-                       if t in side) == Counter(dict.fromkeys(CATEGORIES, 1))
+        hand = Counter(config(t)["metadata"]["category"] for t in one_step
+                       if t in side and t in HAND_WRITTEN)
+        assert hand == Counter(dict.fromkeys(HAND_CATEGORIES, 1))
+    family_tasks = [t for t in TASKS if t not in HAND_WRITTEN]
+    assert sum(t in one_step for t in family_tasks) >= 0.8 * len(family_tasks)
 
 
 def test_demo_tasks_are_easy_train_tasks():

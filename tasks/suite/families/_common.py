@@ -8,6 +8,7 @@ import random
 import shutil
 import subprocess
 import tempfile
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,6 +86,17 @@ def dockerfile(task: Task, top: list[tuple[str, bool]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reflow(text: str) -> str:
+    """Markdown paragraphs refilled to 100 columns (a newline inside one is a space)."""
+    def keep_spans(paragraph: str) -> str:  # a `code span` is never broken across lines
+        parts = " ".join(paragraph.split()).split("`")
+        return "`".join(p.replace(" ", "\0") if n % 2 else p for n, p in enumerate(parts))
+
+    paragraphs = [keep_spans(p) for p in text.strip().split("\n\n")]
+    return "\n\n".join(textwrap.fill(p, 100, break_on_hyphens=False, break_long_words=False)
+                       for p in paragraphs).replace("\0", " ") + "\n"
+
+
 def _write(path: Path, content: str | bytes, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(content, str):
@@ -109,7 +121,7 @@ def write_task(folder: Path, category: str, family: str, task: Task) -> None:
     top = sorted({(rel.split("/")[0], "/" in rel) for rel in files})
     _write(env / "Dockerfile", dockerfile(task, top))
     _write(folder / "task.toml", task_toml(category, family, task))
-    _write(folder / "instruction.md", task.instruction.strip() + "\n")
+    _write(folder / "instruction.md", reflow(task.instruction))
     _write(folder / "tests" / "test.sh", TEST_SH, 0o755)
     _write(folder / "tests" / "judge.py", (SUITE / "judge.py").read_text())
     _write(folder / "tests" / "test_outputs.py", HEADER + task.tests.rstrip() + "\n")

@@ -50,4 +50,5 @@ def test_file_on_the_branch():
              f"git checkout -q -b {branch}\n{folder}printf '%s\\n' '{text.strip()}' > {file}\n"
              f"git add {file}\ngit -c user.name=oracle -c user.email=oracle@example.com commit -q "
              f"-m '{message}'")
-    return Task(instruction, {}, tests, solve, tags=["git", "branch"], needs="git", history=history)
+    return Task(instruction, {}, tests, solve, tags=["git", "branch"], needs="git", history=history,
+                one_step=False)

@@ -70,4 +70,5 @@ def test_clean():
              + solve_replace(f"/app/project/{file}", line + "\n", newline + "\n")
              + f"\ncd /app/project\ngit -c user.name=oracle -c user.email=oracle@example.com "
                f"commit -q -a -m '{message}'")
-    return Task(instruction, {}, tests, solve, tags=["git", "commit"], needs="git", history=history)
+    return Task(instruction, {}, tests, solve, tags=["git", "commit"], needs="git", history=history,
+                one_step=False)

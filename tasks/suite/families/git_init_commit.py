@@ -2,7 +2,8 @@
 from _common import WORDS, Task
 
 CATEGORY = "git"
-WHAT = "make a folder a git repository and commit its files as the first commit (one file left out)"
+WHAT = ("make a folder a git repository and commit its files as its first commit (some leave one "
+        "file out with a .gitignore)")
 
 
 def make(i, rng):

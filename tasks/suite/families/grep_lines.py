@@ -20,16 +20,16 @@ def make(i, rng):
     if mode == 0:  # the word in other case: does not match
         lines[rng.randrange(14)] += f" {word.swapcase()}"
         keep = [l for l in lines if word in l]
-        how = f"that contain `{word}` exactly as written (the match is case-sensitive)"
+        how = f"that contains `{word}` exactly as written (the match is case-sensitive)"
         cmd = f"grep -F '{word}'"
     elif mode == 1:
         lines[rng.randrange(14)] += f" {word.upper() if word.islower() else word.lower()}"
         keep = [l for l in lines if word.lower() in l.lower()]
-        how = f"that contain `{word}` in any letter case (`{word.upper()}` and `{word.lower()}` too)"
+        how = f"that contains `{word}` in any letter case (`{word.upper()}` and `{word.lower()}` too)"
         cmd = f"grep -i -F '{word}'"
     else:
         keep = [l for l in lines if word not in l]
-        how = f"that do NOT contain `{word}`"
+        how = f"that does NOT contain `{word}`"
         cmd = f"grep -v -F '{word}'"
     text = "\n".join(lines) + "\n"
     instruction = f"""Write every line of `/app/{src}` {how} to `{out}`, in their original order."""

@@ -44,7 +44,7 @@ def make(i, rng):
     values = sorted({{"ip": l.split()[0], "status": l.split()[3], "path": l.split()[2]}.get(kind)
                      or l.split("user=")[1].split()[0] for l in lines})
     out = f"/app/{kind}s.txt"
-    instruction = f"""List every distinct {field} that appears in `/app/{src}`, each once, one per
+    instruction = f"""List every distinct value of {field} that appears in `/app/{src}`, each once, one per
 line, sorted (plain `sort` order), in `{out}`."""
     return Task(instruction, {src: "\n".join(lines) + "\n"},
                 TESTS.format(out=out, values=values),

@@ -26,4 +26,5 @@ that it ends in `{new}` instead (`a{old}` becomes `a{new}`), keeping its content
 their names. {hint}"""
     solve = (f'for f in /app/{folder}/*{old}; do mv "$f" "${{f%{old}}}{new}"; done')
     return Task(instruction, {f"{folder}/{n}": t for n, t in files.items()},
-                tests_folder_holds(f"/app/{folder}", after), solve, tags=["files", "rename"])
+                tests_folder_holds(f"/app/{folder}", after), solve, tags=["files", "rename"],
+                one_step=False)

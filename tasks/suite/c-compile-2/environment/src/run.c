@@ -1,0 +1,6 @@
+#include <stdio.h>
+#include "run.h"
+
+void run(void) {
+    puts("Hi heidi");
+}

@@ -1,0 +1,5 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+mkdir -p /app/build
+gcc -o /app/build/greet /app/src/main.c /app/src/run.c

@@ -1,0 +1,6 @@
+#include "run.h"
+
+int main(void) {
+    run();
+    return 0;
+}

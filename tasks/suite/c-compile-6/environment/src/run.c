@@ -1,0 +1,6 @@
+#include <stdio.h>
+#include "run.h"
+
+void run(void) {
+    printf("%d\n", 17 * 17);
+}

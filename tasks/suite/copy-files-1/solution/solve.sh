@@ -1,0 +1,5 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+mkdir -p /app/snapshot
+cp /app/etc/*.conf /app/snapshot/

@@ -1,0 +1,5 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+mkdir -p /app/backup
+cp /app/config/*.json /app/backup/

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+find /app/photos -type f -name '*.jpg' | wc -l > /app/count.txt

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+grep -c . /app/minutes.txt > /app/answer.txt

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+grep -c 'grace' /app/todo.txt > /app/answer.txt

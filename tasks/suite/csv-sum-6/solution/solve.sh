@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+awk -F, 'NR > 1 { s += $1 } END { print s }' /app/steps.csv > /app/total.txt

@@ -1,0 +1,23 @@
+from pathlib import Path
+
+
+def norm(text):
+    """Text compared line by line, trailing spaces and trailing blank lines forgiven."""
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+
+
+def read(path):
+    path = Path(path)
+    assert path.is_file(), f"{path} does not exist (or is not a file)"
+    return path.read_text(errors="replace")
+
+
+def test_removed():
+    left = [p for p in ['/app/site/beacon.bak', '/app/site/ember.bak', '/app/site/orbit/falcon.bak'] if Path(p).exists()]
+    assert left == [], f"these should be gone: {left}"
+
+
+def test_inputs_unchanged():
+    for path, text in {'/app/site/stone.txt': 'keep\n', '/app/site/orbit/jasper.txt': 'keep too\n', '/app/site/willow.bak.txt': 'keep: ends in .txt, not .bak\n', '/app/site/cobalt.BAK': 'keep: upper case\n'}.items():
+        assert Path(path).is_file(), f"{path} must stay where it is"
+        assert Path(path).read_text() == text, f"{path} must stay unchanged"

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+find /app/downloads -type f -name '*.part' -delete

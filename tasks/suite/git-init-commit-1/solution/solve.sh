@@ -1,0 +1,7 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+cd /app/website
+git init -q -b main
+git add -A
+git -c user.name=oracle -c user.email=oracle@example.com commit -q -m 'Initial commit'

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+python3 -c "import json; d = json.load(open('/app/pets.json')); print(sum(1 for x in d['items'] if x['kind'] == 'cat'))" > /app/count.txt

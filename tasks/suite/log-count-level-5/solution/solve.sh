@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+awk '$3 == "ERROR"' /app/cron.log | wc -l > /app/error_count.txt

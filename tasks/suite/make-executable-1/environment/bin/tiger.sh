@@ -1,0 +1,2 @@
+#!/bin/bash
+# bin/tiger.sh

@@ -1,0 +1,2 @@
+#!/bin/bash
+# tools/tiger.sh

@@ -1,0 +1,2 @@
+#!/usr/bin/perl
+# hooks/indigo.pl

@@ -1,0 +1,2 @@
+#!/bin/bash
+# ci/anchor.sh

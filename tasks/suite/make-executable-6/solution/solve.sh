@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+chmod +x /app/cron/*.py

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+printf '\nversion:\n\techo river > version.txt\n' >> /app/Makefile

@@ -1,0 +1,3 @@
+def passed(score):
+    """True for a score of 60 or more."""
+    return score > 60

@@ -1,0 +1,10 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+python3 - <<'PY'
+from pathlib import Path
+p = Path('/app/textutil.py')
+text = p.read_text()
+assert 'raise NotImplementedError' in text
+p.write_text(text.replace('raise NotImplementedError', "return text.upper() + '!'", 1))
+PY

@@ -1,0 +1,25 @@
+from pathlib import Path
+
+
+def norm(text):
+    """Text compared line by line, trailing spaces and trailing blank lines forgiven."""
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+
+
+def read(path):
+    path = Path(path)
+    assert path.is_file(), f"{path} does not exist (or is not a file)"
+    return path.read_text(errors="replace")
+
+import pytest
+
+from judge import agent_calls
+
+MODULE = "/app/listutil.py"  # run only in a child process (judge.agent_calls), never imported here
+
+
+@pytest.mark.parametrize("args,expected", [(([1, 2, 3],), 3), ((['a'],), 'a'), (([5, 4],), 4)])
+def test_last(args, expected):
+    [got] = agent_calls(MODULE, [("last", args)])
+    assert "value" in got and got["value"] == expected and type(got["value"]) is type(expected), \
+        f"last{args} gave {got}, expected {expected!r}"

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+sed -i 's/Monday/Friday/g' /app/schedule.txt

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+sed -i 's/\bfoo\b/bar/g' /app/example.txt

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+cd /app/tools && bash ./summary.sh > /app/summary.txt

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+cd /app/tools && bash ./status.sh > /app/status.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# welcome.sh
+echo "Welcome, $2!"

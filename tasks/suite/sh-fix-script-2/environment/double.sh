@@ -1,0 +1,3 @@
+#!/bin/bash
+# double.sh
+echo $(( $1 + 2 ))

@@ -1,0 +1,3 @@
+#!/bin/bash
+# lines.sh
+wc -l $1

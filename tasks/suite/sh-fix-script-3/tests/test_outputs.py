@@ -1,0 +1,28 @@
+from pathlib import Path
+
+
+def norm(text):
+    """Text compared line by line, trailing spaces and trailing blank lines forgiven."""
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+
+
+def read(path):
+    path = Path(path)
+    assert path.is_file(), f"{path} does not exist (or is not a file)"
+    return path.read_text(errors="replace")
+
+
+import os
+
+import pytest
+
+from judge import agent_run
+
+
+@pytest.mark.parametrize("args,expected", [(['/app/data/a.txt'], '3'), (['/app/data/my notes.txt'], '2')])
+def test_script(args, expected):
+    assert Path('/app/lines.sh').is_file(), "/app/lines.sh does not exist"
+    assert os.access('/app/lines.sh', os.X_OK), "/app/lines.sh is not executable (chmod +x /app/lines.sh)"
+    done = agent_run(['/app/lines.sh', *args], cwd="/app")
+    assert done.returncode == 0, f"/app/lines.sh {args} exited with {done.returncode}: {done.stderr[-300:]}"
+    assert norm(done.stdout) == norm(expected), f"/app/lines.sh {args} printed {done.stdout!r}, expected {expected!r}"

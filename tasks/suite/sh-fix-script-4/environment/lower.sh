@@ -1,0 +1,3 @@
+#!/bin/bash
+# lower.sh
+echo "$1" | tr a-z A-Z

@@ -1,0 +1,3 @@
+#!/bin/bash
+# last.sh
+echo "$1"

@@ -1,0 +1,3 @@
+#!/bin/bash
+# stamp.sh
+echo "[$1] "$2

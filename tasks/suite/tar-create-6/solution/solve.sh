@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+tar -C /app -cf /app/backup.tar backup

@@ -1,0 +1,5 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+mkdir -p /app/data
+tar -xf /app/dataset.tar -C /app/data dataset/delta.txt

@@ -1,0 +1,5 @@
+#!/bin/bash
+set -euo pipefail
+cd /app
+mkdir -p /app/themes
+tar -xf /app/theme.tar.gz -C /app/themes
