@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -47,14 +48,31 @@ def _setuptools_here() -> bool:
     return int(setuptools.__version__.split(".")[0]) >= 69
 
 
+def _tracked(*under: str) -> list[str]:
+    """The files git tracks under these folders (or, given git ls-files options, those too)."""
+    options = [u for u in under if u.startswith("--")]
+    folders = [u for u in under if not u.startswith("--")]
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", *options, "--", *folders],
+                            cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    return [path for path in listed.split("\0") if path]
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    # Built from a copy of the files git does not ignore: an in-tree build would leave build/ in
+    # the checkout, whose stale copies of deleted modules a later wheel takes.
+    source = tmp_path_factory.mktemp("source")
+    for rel in _tracked("--others", "--exclude-standard"):
+        if (ROOT / rel).is_file():
+            (source / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, source / rel)
     # Without setuptools >= 69 here, pip builds in isolation, fetching setuptools from the
     # configured index (a local one on an offline machine).
     isolation = ["--no-build-isolation"] if _setuptools_here() else []
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation,
-                            "-q", "-w", str(out), str(ROOT)], capture_output=True, text=True)
+                            "-q", "-w", str(out), str(source)], capture_output=True, text=True)
     if built.returncode != 0 and not isolation and "setuptools" in built.stderr:
         pytest.skip(f"no setuptools>=69 here nor from an index: {built.stderr[-300:]}")
     assert built.returncode == 0, built.stderr[-3000:]
@@ -107,9 +125,7 @@ def test_the_wheel_puts_only_evoharness_at_the_top_and_carries_its_package_data(
     assert top_level == ["evoharness"]
     assert {path.split("/")[0] for path in record} == {"evoharness", info}
     shipped = set(names)
-    tracked = subprocess.run(["git", "ls-files", "-z", "--", *(src for src, _ in PACKAGE_DATA)],
-                             cwd=ROOT, capture_output=True, text=True, check=True).stdout.split("\0")
-    tracked = [path for path in tracked if path]
+    tracked = _tracked(*(source for source, _ in PACKAGE_DATA))
     assert tracked, "no package data found in git"
     for source, target in PACKAGE_DATA:
         files = [path for path in tracked if path.startswith(source + "/")]
