@@ -79,11 +79,17 @@ class Engine(BaseModel):
                                            (resource.RLIMIT_NPROC, "nproc", MAX_NPROC))
                 for a in ("--ulimit", f"{name}={_hard(kind, most)}:{_hard(kind, most)}")]
 
+    def no_volumes(self) -> list[str]:
+        """`run`/`create` flags that put an image's VOLUMEs on a tmpfs (podman), counted in the
+        container's memory and gone with it; docker's anonymous volumes go with `rm -v`."""
+        return ["--image-volume=tmpfs"] if self.name == "podman" else []
+
     def remove(self, names: Sequence[str]) -> None:
-        """Kill and delete these containers at once; ones already gone are no error."""
+        """Kill and delete these containers at once, with their anonymous volumes; ones already
+        gone are no error."""
         if names:  # podman 4.3 stops at a missing name unless told to ignore it
-            self.run(["rm", "-f", *(["-i", "-t", "0"] if self.name == "podman" else []), *names],
-                     check=False, timeout=300)
+            self.run(["rm", "-f", "-v", *(["-i", "-t", "0"] if self.name == "podman" else []),
+                      *names], check=False, timeout=300)
 
     def sweep(self) -> list[str]:
         """Remove the containers of ours whose owning process on this host has ended (a driver or

@@ -10,7 +10,6 @@ import hashlib
 import json
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,13 +21,19 @@ from evoharness.files import write_atomic, write_model
 from evoharness.tasks.sandbox.bases import BaseMap, Resolution, build_pull_flags, resolve_base
 from evoharness.tasks.bundles import content_key, pack_dir
 from evoharness.tasks.sandbox.dockerfile import external_bases, with_bases
-from evoharness.tasks.sandbox.engine import Engine, engine_env, last_lines, slug
+from evoharness.tasks.sandbox.build_run import run_build
+from evoharness.tasks.sandbox.engine import Engine, last_lines, slug
 from evoharness.tasks.sandbox.image_export import export_image
+from evoharness.tasks.sandbox.limits import Limits
+from evoharness.tasks.sandbox.unpack import TooLarge
 from evoharness.tasks.task import Task
 
 IMAGE_REPO = "localhost/evoharness/task"
-KEY_VERSION = "evoharness-image-1"  # change it when what goes into an image changes
+KEY_VERSION = "evoharness-image-2"  # change it when what goes into an image changes
 LOG_TAIL_LINES = 15
+# Builds reach the package registries but not this host's loopback services or abstract UNIX
+# sockets: a network namespace of their own behind the engine's bridge, never the host's.
+BUILD_NETWORK = {"podman": "private", "docker": "default"}
 _STEP = (re.compile(r'building at STEP "(.+?)":'),  # podman / buildah
          re.compile(r'process "(.+?)" did not complete successfully'))  # docker's BuildKit
 
@@ -65,6 +70,9 @@ class TaskImage(BaseModel):
     group: str
     log: Path
     bases: list[Resolution]
+    app_bytes: int = 0  # what /app's files claim (sparse ones at full size)
+    dropped: list[str] = []  # members of /app not made on the host (a device, a FIFO, a link
+    # out), and why
 
 
 class ImageBuilder:
@@ -102,6 +110,8 @@ class ImageBuilder:
                 say(f"building the image of task {task.id} ({self.engine.name}; its log: "
                     f"{folder / 'build.log'})")
                 image = self._build(task, built_text, resolved, key, folder)
+        if image.app_bytes > _cap(task):  # built for another task with the same files
+            raise _too_large(task, f"the image's files hold {image.app_bytes} bytes")
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(image.log, self.log_dir / f"{task.id}.log")
@@ -129,32 +139,43 @@ class ImageBuilder:
         with tempfile.TemporaryDirectory(prefix="evo-build-") as scratch:
             dockerfile = Path(scratch) / "Dockerfile"
             dockerfile.write_text(built_text)
-            argv = ["build", *build_pull_flags(self.engine), "--network", "host",
+            argv = ["build", *build_pull_flags(self.engine), "--network", BUILD_NETWORK[self.engine.name],
                     *self.engine.ulimits(), "--label", f"evoharness.task={task.id}",
                     "-f", str(dockerfile), "-t", ref, str(task.environment_dir)]
             with open(log, "w") as out:
                 out.write(header + f"evoharness: {self.engine.name} {' '.join(argv)}\n")
                 out.flush()
-                code = self._run_build(argv, out, task.config.environment.build_timeout_sec)
+                code = run_build(self.engine, argv, out,
+                                 task.config.environment.build_timeout_sec)
         if code != 0:
             raise _failure(task, log, code)
-        tables = export_image(self.engine, ref, folder / "app")
+        try:
+            exported = export_image(self.engine, ref, folder / "app", cap=_cap(task),
+                                    most_entries=Limits().max_files)
+        except TooLarge as error:
+            raise _too_large(task, str(error)) from None
+        tables = exported.tables
         config = json.loads(self.engine.text(["image", "inspect", "--format",
                                               "{{json .Config}}", ref]))
         env = dict(item.partition("=")[::2] for item in config.get("Env") or [])
         image = TaskImage(task_id=task.id, ref=ref, key=key, app=folder / "app",
                           user=config.get("User") or "", env=env, passwd=tables["etc/passwd"],
-                          group=tables["etc/group"], log=log, bases=resolved)
+                          group=tables["etc/group"], log=log, bases=resolved,
+                          app_bytes=exported.bytes, dropped=exported.dropped[:100])
         write_model(folder / "image.json", image)  # last: its presence means the export is whole
         return image
 
-    def _run_build(self, argv: list[str], out, timeout: float) -> int | str:
-        try:
-            return subprocess.run([self.engine.binary, *argv], stdout=out,
-                                  stderr=subprocess.STDOUT, env=engine_env(), timeout=timeout,
-                                  check=False).returncode
-        except subprocess.TimeoutExpired:
-            return f"ran past environment.build_timeout_sec ({timeout:g}s)"
+
+
+def _cap(task: Task) -> int:
+    return task.config.environment.storage_mb << 20
+
+
+def _too_large(task: Task, why: str) -> BuildFailed:
+    return BuildFailed(task.id, f"task {task.id}'s image does not fit its disk: {why}",
+                       file=task.root / "task.toml", field="environment.storage_mb",
+                       value=task.config.environment.storage_mb,
+                       hint="make the image's /app smaller, or raise storage_mb")
 
 
 def _failure(task: Task, log: Path, code: int | str) -> BuildFailed:
