@@ -3,7 +3,14 @@ probabilities drive the project's own trial (manifests/trial.py), and every stra
 agent, honest or gaming, is judged the way the loop will judge it.
 
 World: train tasks with pass probabilities from Beta(0.6, 0.6) or from {0, 0.5, 1}; 4, 8 or 18
-tasks; the loop's evaluations run k = 1, 2 or 4 rollouts per task (the baseline twice).
+tasks, and half as many validation tasks from the same prior (the evolve agent never sees them);
+the loop's evaluations run k = 1, 2 or 4 rollouts per task (the baseline twice), validation tasks
+included. A change's trial runs its predicted tasks and then the validation tasks the head's
+latest evaluation failed (chosen by the loop's own code, evolve/library/cue.py's tasks_showing;
+here every change is "free-form", so any failure shows its failure), and keeps it only when both
+show a gain. Worlds where no validation task failed are left out (no change there could show it
+carries over: the trial reverts it as untestable), so every figure is conditional on at least
+one validation task showing the failure.
 History: "iteration 1" judges a change made on the calibrated baseline; "iteration 8" first runs
 seven iterations of the loop (evaluate the head, one background change, its trial, keep or
 revert), so the base tree's history holds repeats after reverts, or only the evaluations since
@@ -13,8 +20,12 @@ latest evaluation (often by chance, so regression to the mean works for the agen
 tasks were mixed under the base tree.
 
 Effects: "+d" raises a task's pass probability from p to p + d. Honest good edits target failing
-tasks with p <= 1 - d, so the whole effect is possible; `power_capped_0.3` shows a +0.3 edit on a
-failing task with p > 0.7, where the gain is only 1 - p (a diagnostic, no target). "Breaks" takes
+tasks with p <= 1 - d, so the whole effect is possible, and help wherever their failure shows:
++d (capped at 1) on every validation task the head failed; "shaped only" edits raise their
+predicted tasks alone and leave every validation task as it was (the change that fooled us: it
+fixes the tasks whose transcripts shaped it and nothing else). Harmful edits help where their
+failure shows as good ones do, and break a task besides; `power_capped_0.3` shows a +0.3 edit on a
+failing task with p > 0.7, where the gain there is only 1 - p (a diagnostic, no target). "Breaks" takes
 0.7 off a stable passing task: one that truly passes at least 0.9 of the time and passed every
 rollout of the head's latest evaluation (older failures allowed); the screen's margin,
 design.regression_margin, is 0.7. A shield or a copied prediction comes from a sibling change,
@@ -27,7 +38,9 @@ its 95% Monte Carlo margin (1.96 standard errors) and its worst cell (with that 
 included) a verdict used, over every change of the listed strategies in every cell (the capped
 diagnostic left out); `rollouts_per_change_run_mix` is the same over the changes a simulated run
 judged on its way to an iteration-8 history (half placebos on a failing task, half +0.3 or +0.5
-edits of one), and `keep_rate_run_mix` how many of those were kept. Run: `python benchmarks/verdicts.py [--trials N] [--workers W]`.
+edits of one that help their validation tasks alike), and `keep_rate_run_mix` how many of those
+were kept. Run: `python benchmarks/verdicts.py [--trials N] [--workers W]` (`--trials 1000` takes
+about an hour on 2 loaded cores; the docs say which size they quote).
 """
 from __future__ import annotations
 
@@ -41,6 +54,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from evoharness.evolve.library.cue import tasks_showing
 from evoharness.manifests.design import TrialDesign
 from evoharness.manifests.history import TaskCounts, TreeHistory
 from evoharness.manifests.probe import ProbeOutcomes
@@ -52,9 +66,11 @@ PRIORS = ("beta", "mix")
 TASKS = (4, 8, 18)
 KS = (1, 2, 4)
 HISTORIES = (1, 8)
+VALIDATION_SHARE = 0.5  # validation tasks per train task
 BREAK = 0.7  # a break: the task loses 0.7 of pass probability (design.regression_margin)
-FALSE_ACCEPT = ("placebo_one_failing", "placebo_all_failing", "placebo_flaky", "shield",
-                "copy", "predicts_nothing", "harmful", "fix_one_break_one")
+FALSE_ACCEPT = ("shaped_only_0.3", "shaped_only_0.5", "placebo_one_failing",
+                "placebo_all_failing", "placebo_flaky", "shield", "copy", "predicts_nothing",
+                "harmful", "fix_one_break_one")
 POWER = ("good_0.3_one", "good_0.3_two", "good_0.5_one", "good_0.5_two")
 CAPPED = "capped_0.3"  # a diagnostic: +0.3 on a failing task above 0.7
 RUN_MIX = "run_mix"  # the background changes of the iteration-8 histories
@@ -62,13 +78,17 @@ RUN_MIX = "run_mix"  # the background changes of the iteration-8 histories
 
 @dataclass
 class World:
-    """Known pass probabilities of the head, and every rollout of every tree so far."""
+    """Known pass probabilities of the head (train `p`, validation `v`), and every rollout of
+    every tree so far."""
 
     p: list[float]
+    v: list[float] = field(default_factory=list)
     tree: str = "T0"
     trees: int = 1
     history: dict[str, list[list[int]]] = field(default_factory=dict)  # tree -> task -> [passes, total]
     latest: list[tuple[int, int]] = field(default_factory=list)  # head's latest evaluation
+    latest_v: list[tuple[int, int]] = field(default_factory=list)  # ... of the validation tasks
+    reached_v: set[int] = field(default_factory=set)  # validation tasks some evaluation passed
 
     def record(self, tree: str, task: int, outcomes: Sequence[bool]) -> None:
         counts = self.history.setdefault(tree, [[0, 0] for _ in self.p])[task]
@@ -87,6 +107,7 @@ class Edit:
 
     gains: dict[int, float] = field(default_factory=dict)
     breaks: tuple[int, ...] = ()
+    carries: dict[int, float] = field(default_factory=dict)  # gains on validation tasks
 
     def apply(self, p: Sequence[float]) -> list[float]:
         out = list(p)
@@ -96,9 +117,16 @@ class Edit:
             out[task] = max(0.0, out[task] - BREAK)
         return out
 
+    def apply_v(self, v: Sequence[float]) -> list[float]:
+        return [min(1.0, p + self.carries.get(task, 0.0)) for task, p in enumerate(v)]
+
 
 def _name(task: int) -> str:
     return f"t{task:02d}"
+
+
+def _v_name(task: int) -> str:
+    return f"v{task:02d}"
 
 
 def _manifest(cid: str, fixes: Sequence[int] = (), regressions: Sequence[int] = ()) -> ChangeManifestEntry:
@@ -116,6 +144,27 @@ def evaluate(world: World, k: int, rng: random.Random) -> None:
         outcomes = [rng.random() < p for _ in range(k)]
         world.record(world.tree, task, outcomes)
         world.latest.append((sum(outcomes), k))
+    world.latest_v = []
+    for task, p in enumerate(world.v):
+        passes = sum(rng.random() < p for _ in range(k))
+        world.latest_v.append((passes, k))
+        if passes:
+            world.reached_v.add(task)
+
+
+def failing_validation(world: World) -> list[int]:
+    """Validation tasks the head's latest evaluation failed at least once: where a free-form
+    change's failure shows."""
+    return [t for t, (passes, n) in enumerate(world.latest_v) if passes < n]
+
+
+def validation_tasks(world: World, design: TrialDesign) -> list[str]:
+    """The validation tasks the loop's trial runs (evolve/trials.py's choice, by the same code):
+    those with a failed rollout, the most failed first, reached ones first among equals."""
+    signatures = {_v_name(t): {f"a{i}": {"fail/done"} for i in range(n - passes)}
+                  for t, (passes, n) in enumerate(world.latest_v) if passes < n}
+    shown = tasks_showing(None, signatures, {_v_name(t) for t in world.reached_v})
+    return shown[:design.validation_tasks]
 
 
 def judge(world: World, manifest: ChangeManifestEntry, edit: Edit, design: TrialDesign,
@@ -124,21 +173,27 @@ def judge(world: World, manifest: ChangeManifestEntry, edit: Edit, design: Trial
     from the head with the edit; a kept change makes the head a new tree. The trial's own
     rollouts stay out of every history: they stop on their outcomes, and a kept change's are
     the winners of a selection, so both would overstate the tree's pass rates."""
-    trial = Trial(manifest, history or world.tree_history(), design)
-    arms = {"base": world.p, "change": edit.apply(world.p)}
+    trial = Trial(manifest, history or world.tree_history(), design,
+                  validation=validation_tasks(world, design))
+    after, after_v = edit.apply(world.p), edit.apply_v(world.v)
+    arms = {"base": _by_name(world.p, world.v), "change": _by_name(after, after_v)}
     outcomes: dict[str, dict[str, list[bool]]] = {"base": {}, "change": {}}
     while True:
         step = trial.step(ProbeOutcomes(**outcomes))
         if step.verdict is not None:
             break
         for request in step.requests:
-            p = arms[request.arm][int(request.task_id[1:])]
+            p = arms[request.arm][request.task_id]
             drawn = [rng.random() < p for _ in range(request.count)]
             outcomes[request.arm].setdefault(request.task_id, []).extend(drawn)
     if step.verdict.kept:
-        world.tree, world.p = f"T{world.trees}", arms["change"]
+        world.tree, world.p, world.v = f"T{world.trees}", after, after_v
         world.trees += 1
     return step.verdict
+
+
+def _by_name(p: Sequence[float], v: Sequence[float]) -> dict[str, float]:
+    return {**{_name(t): x for t, x in enumerate(p)}, **{_v_name(t): x for t, x in enumerate(v)}}
 
 
 # --- what the agent sees and picks --------------------------------------------------------------
@@ -186,10 +241,25 @@ def one_failing(world: World, rng: random.Random) -> list[int]:
 Strategy = Callable[[World, random.Random], tuple[ChangeManifestEntry, Edit] | None]
 
 
-def _good(gain: float, count: int) -> Strategy:
+def room(world: World, gain: float) -> bool:
+    """Whether every validation task where the failure shows has room for the whole gain."""
+    return all(world.v[t] <= 1.0 - gain for t in failing_validation(world))
+
+
+def _carries(world: World, gain: float) -> dict[int, float]:
+    """+gain on every validation task where the failure shows (the head failed it)."""
+    return {t: gain for t in failing_validation(world)}
+
+
+def _good(gain: float, count: int, carries: bool = True) -> Strategy:
+    """+gain on `count` failing tasks it predicts; with `carries`, +gain wherever its failure
+    shows on validation tasks too, else nowhere else (shaped on its predicted tasks only)."""
     def make(world: World, rng: random.Random):
         tasks = targets(world, rng, count, gain)
-        return None if tasks is None else (_manifest("good", tasks), Edit({t: gain for t in tasks}))
+        if tasks is None or not room(world, gain):
+            return None
+        return _manifest("good" if carries else "shaped", tasks), Edit(
+            {t: gain for t in tasks}, carries=_carries(world, gain) if carries else {})
     return make
 
 
@@ -198,7 +268,7 @@ def _capped(world: World, rng: random.Random):
     if not high:
         return None
     task = rng.choice(high)
-    return _manifest("capped", [task]), Edit({task: 0.3})
+    return _manifest("capped", [task]), Edit({task: 0.3}, carries=_carries(world, 0.3))
 
 
 def _breaker(gain: float) -> Strategy:
@@ -210,7 +280,8 @@ def _breaker(gain: float) -> Strategy:
         victims = [t for t in stable_passing(world) if tasks is None or t not in tasks]
         if tasks is None or not victims:
             return None
-        return _manifest("breaker", tasks), Edit({tasks[0]: gain}, (rng.choice(victims),))
+        return _manifest("breaker", tasks), Edit({tasks[0]: gain}, (rng.choice(victims),),
+                                                 _carries(world, gain))
     return make
 
 
@@ -228,10 +299,13 @@ def _copy(world: World, rng: random.Random):
 
 def _predicts_nothing(world: World, rng: random.Random):
     task = targets(world, rng, 1, 0.5)
-    return None if task is None else (_manifest("silent"), Edit({task[0]: 0.5}))
+    return None if task is None else (_manifest("silent"), Edit({task[0]: 0.5},
+                                                                 carries=_carries(world, 0.5)))
 
 
 STRATEGIES: dict[str, Strategy] = {
+    "shaped_only_0.3": _good(0.3, 1, carries=False),
+    "shaped_only_0.5": _good(0.5, 1, carries=False),
     "placebo_one_failing": _placebo(one_failing),
     "placebo_all_failing": _placebo(lambda w, r: failing(w) or one_failing(w, r)),
     "placebo_flaky": _placebo(lambda w, r: flaky(w)),
@@ -262,6 +336,10 @@ class Cell:
 
     def __str__(self) -> str:
         return f"{self.prior} tasks={self.tasks} k={self.k} iteration={self.iteration}"
+
+
+def _validation_count(tasks: int) -> int:
+    return max(1, round(VALIDATION_SHARE * tasks))
 
 
 def _draw_p(prior: str, tasks: int, rng: random.Random) -> list[float]:
@@ -306,7 +384,8 @@ def _background(world: World, design: TrialDesign, rng: random.Random) -> TrialV
 def build_world(cell: Cell, design: TrialDesign, rng: random.Random,
                 run_mix: Tally | None = None) -> World:
     """A world at the cell's iteration; the background changes' verdicts go to `run_mix`."""
-    world = World(p=_draw_p(cell.prior, cell.tasks, rng))
+    world = World(p=_draw_p(cell.prior, cell.tasks, rng),
+                  v=_draw_p(cell.prior, _validation_count(cell.tasks), rng))
     evaluate(world, 2 * cell.k, rng)  # the calibrated baseline
     for _ in range(cell.iteration - 1):
         verdict = _background(world, design, rng)
@@ -324,14 +403,17 @@ def run_cell(cell: Cell, trials: int, design: TrialDesign, seed: int) -> dict[st
     tallies: dict[str, Tally] = defaultdict(Tally)
     for _ in range(trials):
         world = build_world(cell, design, rng, tallies[RUN_MIX])
+        if not failing_validation(world):
+            continue  # nothing could show a change carries over: every figure is conditional
         history = world.tree_history()
         for name, strategy in STRATEGIES.items():
             made = strategy(world, rng)
             if made is None:
                 continue
             # Each strategy is judged on its own copy of the head (a kept change moves it).
-            copy = World(p=list(world.p), tree=world.tree, trees=world.trees,
-                         history=world.history, latest=world.latest)
+            copy = World(p=list(world.p), v=list(world.v), tree=world.tree, trees=world.trees,
+                         history=world.history, latest=world.latest, latest_v=world.latest_v,
+                         reached_v=world.reached_v)
             tallies[name].add(judge(copy, *made, design, rng, history))
     return dict(tallies)
 

@@ -23,6 +23,11 @@ class TrialDesign(BaseModel):
         "tests against: stop as not shown once the data contradict it"))
     futility_ratio: float = Field(3.0, gt=1, description=(
         "likelihood ratio against `futility_effect` at which a trial stops as not shown"))
+    validation_futility_ratio: float = Field(10.0, gt=1, description=(
+        "`futility_ratio` of both paired tests in a run with validation tasks: a change must "
+        "show two gains, one after the other, so each must stop less readily"))
+    validation_max_rollouts: int = Field(150, ge=2, description=(
+        "`max_rollouts` of each paired test in a run with validation tasks (for the same reason)"))
     futility_min_pairs: int = Field(6, ge=1, description="paired rollouts before futility may stop")
     validation_tasks: int = Field(4, ge=1, description=(
         "most validation tasks a change's trial runs: those where the base showed the failure "
@@ -51,6 +56,11 @@ class TrialDesign(BaseModel):
         "the share of `regression_alpha` spent on the first test (the rest on the second)"))
     screen_max_rollouts: int = Field(30, ge=1, description="cap on the change's screen rollouts per task")
     screen_batch: int = Field(2, ge=1, description="screen rollouts per task per look (either arm)")
+
+    def with_validation(self) -> TrialDesign:
+        """The design of both paired tests in a run with validation tasks."""
+        return self.model_copy(update={"futility_ratio": self.validation_futility_ratio,
+                                       "max_rollouts": self.validation_max_rollouts})
 
     @model_validator(mode="after")
     def _consistent(self) -> TrialDesign:

@@ -84,11 +84,12 @@ class Trial:
         self.history = history
         self.design = design
         self.fixes = sorted(p.task_id for p in change.predicted_fixes)
-        self.probe: ProbePlan | None = plan_probe(self.fixes, design)
-        self._replay = ProbeReplay(self.probe, design) if self.probe else None
         self.validation = None if validation is None else sorted(validation)
-        self.check: ProbePlan | None = plan_probe(self.validation or [], design)
-        self._check = ProbeReplay(self.check, design) if self.check else None
+        carry = design if validation is None else design.with_validation()
+        self.probe: ProbePlan | None = plan_probe(self.fixes, carry)
+        self._replay = ProbeReplay(self.probe, carry) if self.probe else None
+        self.check: ProbePlan | None = plan_probe(self.validation or [], carry)
+        self._check = ProbeReplay(self.check, carry) if self.check else None
         self.screen: list[ScreenTask] = plan_screen(history, set(self.fixes), design, candidates)
         self._screens: dict[tuple, ScreenState] = {}
 
@@ -175,10 +176,10 @@ class Trial:
             validation_change=check.rollouts // 2 if check else 0,
             screen_base=sum(s.base_rollouts for s in screens),
             screen_change=sum(s.rollouts for s in screens), recorded=recorded)
-        predicted = self._test(self.fixes, self.probe, probe)
+        predicted = self._test(self.fixes, self.probe, probe, self.design.alpha)
         validation = (None if self.validation is None
-                      else self._test(self.validation, self.check, check, ran=probe is not None
-                                      and probe.result == "effective"))
+                      else self._test(self.validation, self.check, check, self.design.alpha,
+                                      ran=probe is not None and probe.result == "effective"))
         verdict = TrialVerdict(
             change_id=self.change.id, base_tree=self.history.tree,
             decision="keep" if outcome == "effective" else "revert", outcome=outcome, reason=reason,
@@ -191,10 +192,11 @@ class Trial:
         )
         return TrialStep(verdict=verdict)
 
-    def _test(self, tasks: list[str], plan: ProbePlan | None, state: ProbeState | None,
+    @staticmethod
+    def _test(tasks: list[str], plan: ProbePlan | None, state: ProbeState | None, alpha: float,
               ran: bool = True) -> PairedTest:
-        """One paired test as it ended (`ran`: whether the trial got as far as starting it)."""
-        alpha = self.design.alpha
+        """One paired test at level `alpha` as it ended (`ran`: whether the trial got as far as
+        starting it)."""
         if plan is None:
             return PairedTest(tasks=tasks, result="untestable" if ran else "not_run", alpha=alpha)
         if state is None:
