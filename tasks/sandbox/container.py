@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import secrets
 import tempfile
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 from evoharness.agent.environment import ExecResult
 from evoharness.agent.exits import CommandExit
 from evoharness.tasks.sandbox.capture import Hooks, run_capped
+from evoharness.tasks.sandbox.container_procs import ContainerProcs
 from evoharness.tasks.sandbox.engine import OWNER_LABEL, Engine, engine_env, owner_label, slug
 from evoharness.tasks.sandbox.host_python import PREFIX, host_python
 from evoharness.tasks.sandbox.images import TaskImage
@@ -25,11 +25,9 @@ from evoharness.tasks.sandbox.bwrap import APP, HARNESS, Mount, privileged, task
 from evoharness.tasks.task import Task
 
 # Runs the command, then kills every other process of its user in the container (what it left in
-# the background), as bubblewrap's PID namespace does: nothing but files outlives a command.
+# the background), as bubblewrap's PID namespace does: nothing but files outlives a command. The
+# host then kills what is left of that user from its side (a wrapper the agent killed first).
 _WRAPPER = '"$@"; status=$?; kill -9 -1 2>/dev/null; exit $status'
-# The statuses podman and docker exit with when they, not the command, failed; a command may exit
-# with them too, so only a container that is no longer running makes it the sandbox's failure.
-ENGINE_FAILED = (125, 126, 127)
 START_TIMEOUT_S = 300.0
 # The image's ENV reaches every command; for the verifier none of these may lead into /app (as
 # the host sandbox's clean environment guarantees): they would make it run the agent's code.
@@ -123,6 +121,7 @@ class ContainerSandbox:
         self.private: Path | None = None
         self.mounts: list[Mount] | None = None  # the container's, once started
         self.upper: Path | None = None  # the container's own writable layer on this host
+        self.procs = ContainerProcs(0)  # the running container's, from the host's side
         self.oom_kills = 0
 
     @classmethod
@@ -152,8 +151,10 @@ class ContainerSandbox:
 
     def exec(self, command: str, *, timeout: float, stdin: str = "",
              mounts: list[Mount] | None = None, env: dict[str, str] | None = None) -> ExecResult:
-        return self.run(["bash", "-c", command], timeout=timeout, stdin=stdin, mounts=mounts,
-                        env=env)
+        """`bash -c command` with this host's bash (host_python.py): never one the image or the
+        agent put on PATH."""
+        return self.run([*host_python().bash, "-c", command], timeout=timeout, stdin=stdin,
+                        mounts=mounts, env=env)
 
     def run_python(self, script: str, stdin: str, *, timeout: float) -> ExecResult:
         """A harness script with this host's Python (tasks/sandbox/host_python.py), cwd /app."""
@@ -170,7 +171,7 @@ class ContainerSandbox:
         argv = [self.engine.binary, "exec", "-i", "--user",
                 f"{self.identity.uid}:{self.identity.gid}", "--workdir", APP,
                 *[a for k, v in variables.items() for a in ("-e", f"{k}={v}")],
-                self.name, "bash", "-c", _WRAPPER, "evoharness", *argv]
+                self.name, *host_python().bash, "-c", _WRAPPER, "evoharness", *argv]
         watched = [self.app_dir, *([self.upper] if self.upper else []),
                    *(m.source for m in mounts if m.writable)]
         # In the sandbox's own directory: podman's conmon leaves an `oom` file in the working
@@ -182,14 +183,17 @@ class ContainerSandbox:
         return self._judged(result)
 
     def _judged(self, result: ExecResult) -> ExecResult:
-        """Why the command ended, with what it left killed when it did not end by itself."""
-        if result.exit_reason != CommandExit.EXITED:
-            self._kill_agent_processes()
-            return result
-        if result.exit_code in ENGINE_FAILED and not self._running():
-            return result.model_copy(update={"exit_reason": CommandExit.SANDBOX_ERROR})
-        if result.exit_code == 137 and self._new_oom_kill():
-            return result.model_copy(update={"exit_reason": CommandExit.MEMORY_LIMIT})
+        """Why the command ended, with every process it left killed. The container's first
+        process is never the agent's, so a container that is gone was not ended by the agent:
+        the sandbox's failure (an infra error, run again), unless its memory cgroup killed it."""
+        self._kill_agent_processes()
+        if result.exit_code == 137 or not self.procs.alive():
+            if self._new_oom_kill():
+                return result.model_copy(update={"exit_reason": CommandExit.MEMORY_LIMIT})
+        if not self.procs.alive():
+            return result.model_copy(update={
+                "exit_reason": CommandExit.SANDBOX_ERROR,
+                "output": f"{result.output}\n[{self.engine.name}: the container stopped]"})
         return result
 
     def _start(self, mounts: list[Mount]) -> ExecResult | None:
@@ -208,9 +212,11 @@ class ContainerSandbox:
                               output=f"{self.engine.name}: the container did not start: "
                                      f"{done.stderr.decode(errors='replace')[-1500:]}")
         self.mounts = list(mounts)
-        upper = self.engine.text(["inspect", "--format", "{{.GraphDriver.Data.UpperDir}}",
-                                  self.name], check=False)
+        upper, _, pid = self.engine.text(["inspect", "--format",
+                                          "{{.GraphDriver.Data.UpperDir}} {{.State.Pid}}",
+                                          self.name], check=False).rpartition(" ")
         self.upper = Path(upper) if upper.startswith("/") and Path(upper).is_dir() else None
+        self.procs = ContainerProcs(int(pid) if pid.isdigit() else 0)
         return None
 
     def _run_args(self, mounts: list[Mount]) -> list[str]:
@@ -221,7 +227,10 @@ class ContainerSandbox:
                 else "bridge"
         fsize = min(limits.fsize_mb, limits.storage_mb) << 20
         rootless = ["--userns=keep-id"] if self.engine.name == "podman" and not privileged() else []
-        return ["run", "-d", "--pull=never", "--name", self.name, "--init", *rootless,
+        # The first process (the engine's init, then sleep) is root with no capabilities, never
+        # the agent's user: the agent's `kill -9 -1` or `kill 1` cannot end the container.
+        first = ["--user", "0:0"] if privileged() else []
+        return ["run", "-d", "--pull=never", "--name", self.name, "--init", *rootless, *first,
                 "--label", f"{OWNER_LABEL}={owner_label()}",
                 "--label", f"evoharness.task={self.task_id}",
                 "--network", network, "--hostname", "sandbox",
@@ -260,25 +269,16 @@ class ContainerSandbox:
             (self._private_dir() / name).chmod(0o644)
         return [self._private_dir() / name for name in self.identity.tables]
 
-    def _running(self) -> bool:
-        return self.engine.text(["inspect", "--format", "{{.State.Running}}", self.name],
-                                check=False) == "true"
-
     def _kill_agent_processes(self) -> None:
-        """After a timeout or a kill: what the command left runs on in the container (killing
-        the engine's client does not reach it); every process of the sandbox's user goes."""
+        """After every command: what it left runs on in the container (killing the engine's
+        client does not reach it); every process of the sandbox's user goes, found and killed
+        from the host."""
         if self.mounts is not None:
-            self.engine.run(["exec", "--user", f"{self.identity.uid}:{self.identity.gid}",
-                             self.name, "bash", "-c", "kill -9 -1"], check=False, timeout=60)
+            self.procs.kill_user(self.identity.uid)
 
     def _new_oom_kill(self) -> bool:
         """Whether the container's memory cgroup killed a process since the last look."""
-        done = self.engine.run(["exec", "--user", "0", self.name, "cat",
-                                "/sys/fs/cgroup/memory.events",
-                                "/sys/fs/cgroup/memory/memory.oom_control"],
-                               check=False, timeout=60)
-        found = re.search(rb"^oom_kill (\d+)", done.stdout, re.MULTILINE)
-        kills = int(found.group(1)) if found else 0
+        kills = self.procs.oom_kills()
         new, self.oom_kills = kills > self.oom_kills, kills
         return new
 

@@ -2,10 +2,13 @@
 packages they run with under bubblewrap, whatever the image holds (no Python, another version, musl).
 The interpreter, its libraries and the virtual environment are mounted read-only under one private
 prefix, and started through this host's own dynamic loader, so nothing of the image's C library is
-used and nothing (no PYTHONHOME, no LD_LIBRARY_PATH) leaks into the commands it starts."""
+used and nothing (no PYTHONHOME, no LD_LIBRARY_PATH) leaks into the commands it starts. This
+host's bash is mounted and started the same way: the shell every command runs in is at a path no
+image can replace."""
 from __future__ import annotations
 
 import os
+import shutil
 import struct
 import sys
 import sysconfig
@@ -30,8 +33,9 @@ BOOT = ("import os, runpy, site, sys\n"
 class HostPython(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    mounts: list[str]  # host directories, each mounted at PREFIX + itself, read-only
+    mounts: list[str]  # host paths, each mounted at PREFIX + itself, read-only
     argv: list[str]  # the command line before the script's path
+    bash: list[str] = []  # this host's bash, started the same way: `BASH -c COMMAND`
 
     def command(self, script: str) -> list[str]:
         return [*self.argv, script]
@@ -78,6 +82,11 @@ def host_python() -> HostPython:
         if not _covered(root, mounts):
             mounts.append(root)
     site = sysconfig.get_paths()["purelib"]  # the venv's packages (the base's, without one)
-    argv = [inside(loader), "--library-path", ":".join(inside(p) for p in libraries),
-            inside(base), "-I", "-S", "-c", BOOT, inside(site)]
-    return HostPython(mounts=mounts, argv=argv)
+    library_path = ":".join(inside(p) for p in libraries)
+    bash = os.path.realpath(shutil.which("bash", path="/usr/bin:/bin") or "/bin/bash")
+    if not _covered(bash, mounts):
+        mounts.append(bash)
+    argv = [inside(loader), "--library-path", library_path, inside(base), "-I", "-S", "-c",
+            BOOT, inside(site)]
+    return HostPython(mounts=mounts, argv=argv,
+                      bash=[inside(loader), "--library-path", library_path, inside(bash)])

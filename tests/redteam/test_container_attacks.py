@@ -109,3 +109,63 @@ def test_the_verifier_is_never_the_images_user(tmp_path, in_container):
     result, outputs = attack(tmp_path, task, "id -u", factory=in_container)
     assert outputs[0].startswith("4242")
     assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
+
+
+NON_ROOT_IMAGE = ("FROM ubuntu:24.04\nRUN echo 'builder:x:4242:4242::/tmp:/bin/bash' >> "
+                  "/etc/passwd\nWORKDIR /app\nRUN chown 4242 /app\nUSER builder\n")
+
+
+def test_an_image_with_a_non_root_user_runs_every_command(tmp_path, in_container):
+    """The agent is the image's USER; neither the wrapper's `kill -9 -1` after each command nor
+    the agent's own `kill 1` may end the container (command 1 ran, every later one exited 255)."""
+    task = user_task(tmp_path, test_sh='#!/bin/bash\n[ "$(cat /app/out.txt)" = done ] && '
+                     "echo 1 > /logs/verifier/reward.txt\n",
+                     files={"environment/Dockerfile": NON_ROOT_IMAGE})
+    result, outputs = attack(tmp_path, task, "id -u", "kill -9 -1; echo unreached",
+                             "kill 1; kill -9 1; echo survived", "echo done > /app/out.txt",
+                             factory=in_container)
+    assert outputs[0].startswith("4242") and "survived" in outputs[2], outputs
+    assert (result.outcome.value, result.reward) == ("pass", 1.0), (outputs,
+                                                                    result.verifier_tail)
+
+
+# Each fake records who ran it, then does the real thing.
+FAKE = '#!/bin/sh\\nid -u >> /app/ran-fakes\\nexec /usr/bin/NAME "$@"\\n'
+PLANTED_IMAGE = ("FROM ubuntu:24.04\nWORKDIR /app\nRUN mkdir /app/bin && touch /app/ran-fakes && "
+                 "chmod 666 /app/ran-fakes && " + " && ".join(
+                     f"printf '{FAKE.replace('NAME', n)}' > /app/bin/{n} && chmod 755 /app/bin/{n}"
+                     for n in ("cat", "bash", "kill", "sh")) +
+                 "\nENV PATH=/app/bin:/usr/local/bin:/usr/bin:/bin\n")
+
+
+def test_the_host_never_runs_a_command_the_image_put_on_path(tmp_path, in_container):
+    """/app/bin first on PATH holds a fake cat, bash, kill and sh: the host's own commands in the
+    container (the shell each command runs in, the kill after a timeout, the memory check after
+    a kill) must not run them, as the agent or as root."""
+    task = user_task(tmp_path, test_sh="#!/bin/bash\necho 0 > /logs/verifier/reward.txt\n",
+                     files={"environment/Dockerfile": PLANTED_IMAGE},
+                     replace={"memory_mb = 2048": "memory_mb = 64"})
+    box = in_container(task)
+    try:
+        said = box.exec("echo $PATH", timeout=60)
+        assert said.output.startswith("/app/bin:"), said.output
+        assert box.exec("tail /dev/zero", timeout=60).exit_reason == "memory_limit"
+        assert box.exec("exec sleep 300", timeout=1).exit_reason == "timeout"
+        ran = (box.app_dir / "ran-fakes").read_text()
+    finally:
+        box.close()
+    assert ran == "", ran
+
+
+def test_a_container_stopped_from_outside_is_the_sandboxs_failure(tmp_path, in_container):
+    """Not the agent's doing (it cannot end the container): the rollout's infra error."""
+    from tests.fixtures.containers import ENGINE
+
+    task = user_task(tmp_path, test_sh="#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n")
+    box = in_container(task)
+    try:
+        assert box.exec("true", timeout=60).exit_code == 0
+        ENGINE.run(["kill", box.name])
+        assert box.exec("echo hi", timeout=60).exit_reason == "sandbox_error"
+    finally:
+        box.close()
