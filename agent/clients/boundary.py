@@ -1,7 +1,7 @@
-"""The text boundary every client's chat() passes through: no lone UTF-16 surrogate goes out in a
+"""The text boundary every client's respond() passes through: no lone UTF-16 surrogate goes out in a
 request or comes back in a reply. A JSON body may carry "\\ud800"; json.loads turns it into a str
 that no UTF-8 encoder accepts, so the next request (or the trace file) would fail. Each client
-decorates its chat() with `text_boundary`; the wire formats are wire.py's."""
+decorates its respond() with `text_boundary`; the wire formats are wire.py's."""
 from __future__ import annotations
 
 import functools
@@ -10,20 +10,20 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from evoharness.agent.model import Message, ModelReply
+from evoharness.agent.model import ModelReply, ModelRequest
 from evoharness.text import scrub_json
 
 Chat = TypeVar("Chat", bound=Callable[..., ModelReply])
 _Record = TypeVar("_Record", bound=BaseModel)
 
 
-def text_boundary(chat: Chat) -> Chat:
-    """Wrap a client's chat(self, messages, **options): messages are made encodable before the
-    client sees them (text from tools and sandboxes too), and so is the reply it returns."""
+def text_boundary(respond: Chat) -> Chat:
+    """Wrap a client's respond(self, request): the request's messages are made encodable before
+    the client sees them (text from tools and sandboxes too), and so is the reply it returns."""
 
-    @functools.wraps(chat)
-    def bounded(self: Any, messages: list[Message], **options: Any) -> ModelReply:
-        reply = chat(self, [encodable(m) for m in messages], **options)
+    @functools.wraps(respond)
+    def bounded(self: Any, request: ModelRequest) -> ModelReply:
+        reply = respond(self, request.replace(messages=[encodable(m) for m in request.messages]))
         return encodable(reply)
 
     return bounded  # type: ignore[return-value]

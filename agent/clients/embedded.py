@@ -28,9 +28,8 @@ from evoharness.agent.clients.speed import stall_watch
 from evoharness.agent.clients.timings import StallWatch, llama_timings
 from evoharness.agent.clients.weights import WEIGHTS, ModelWeights, ensure_weights
 from evoharness.agent.clients.wire import openai_messages, openai_reply, response_format, tool_payload
-from evoharness.agent.model import Message, Model, ModelError, ModelReply
+from evoharness.agent.model import Message, Model, ModelClient, ModelError, ModelReply, ModelRequest
 from evoharness.errors import EvoError
-from evoharness.workspace.spec import ToolSpec
 
 CONTEXT_PER_SLOT = 8192
 MAX_SLOTS = 16  # each slot holds its own KV cache (~230 MiB for the 1.5B at CONTEXT_PER_SLOT)
@@ -255,7 +254,7 @@ def _stop_servers() -> None:
     servers.clear()  # the last reference: each Server's destructor joins its loop thread
 
 
-class EmbeddedModel:
+class EmbeddedModel(ModelClient):
     """Qwen2.5-Coder via in-process llama.cpp; the server starts on the first chat call, sized by
     `size`, else from the machine as it is then and `workers` (server_size). `compact_json`
     (the default) decodes JSON replies with no free whitespace, and `cut_runaways` (the default)
@@ -287,44 +286,34 @@ class EmbeddedModel:
         return _OnSlot(self)
 
     @text_boundary
-    def chat(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        temperature: float = 0.0,
-        json_mode: bool = False,
-        max_tokens: int | None = None,
-        schema: dict[str, Any] | None = None,
-        context_tokens: int | None = None,  # a slot's context is CONTEXT_PER_SLOT
-        seed: int | None = None,
-    ) -> ModelReply:
-        return self.chat_on(None, messages, tools=tools, temperature=temperature,
-                            json_mode=json_mode, max_tokens=max_tokens, schema=schema, seed=seed)
+    def respond(self, request: ModelRequest) -> ModelReply:
+        # request.context_tokens is not sent: a slot's context is CONTEXT_PER_SLOT
+        return self.chat_on(None, request)
 
-    def chat_on(self, slot: _OnSlot | None, messages: list[Message], *,
-                tools: list[ToolSpec] | None, temperature: float, json_mode: bool,
-                max_tokens: int | None, schema: dict[str, Any] | None,
-                seed: int | None = None) -> ModelReply:
+    def chat_on(self, slot: _OnSlot | None, request: ModelRequest) -> ModelReply:
         """One call, on `slot`'s slot of the server when it holds one (the server's choice
         otherwise)."""
-        body = self.request(messages, tools=tools, temperature=temperature,
-                            json_mode=json_mode, max_tokens=max_tokens, schema=schema, seed=seed)
+        body = self.body(request)
         with _serving(ensure_weights(self.weights), lambda: self.size, self.name) as served:
-            if slot is not None and (held := slot.held(served.slots, messages)) is not None:
+            if slot is not None and (held := slot.held(served.slots, request.messages)) \
+                    is not None:
                 body["id_slot"] = held
             body["cache_prompt"] = served.reuses_cache(slot.key if slot is not None else None)
             reply = self.complete(served.server, body)
         return reply.model_copy(update={"timings": served.watch.mark(reply.timings,
                                                                      reply.tokens_out)})
 
-    def request(self, messages: list[Message], *, tools: list[ToolSpec] | None,
-                temperature: float, json_mode: bool, max_tokens: int | None,
-                schema: dict[str, Any] | None, seed: int | None = None) -> dict[str, Any]:
+    def request(self, messages: list[Message], **options: Any) -> dict[str, Any]:
+        """The chat-completions body of a call with these messages and options (ModelRequest's)."""
+        return self.body(ModelRequest(messages=messages, **options))
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
         """The chat-completions body of one call (llama.cpp's OpenAI-style request)."""
-        body: dict[str, Any] = {"messages": openai_messages(messages), "temperature": temperature}
-        if tools:
-            body["tools"] = tool_payload(tools)
+        body: dict[str, Any] = {"messages": openai_messages(request.messages),
+                                "temperature": request.temperature}
+        if request.tools:
+            body["tools"] = tool_payload(request.tools)
+        schema, json_mode = request.schema, request.json_mode
         if self.compact_json and (schema is not None or json_mode):
             # As a grammar: response_format goes through llama.cpp's own converter, which
             # ignores x-guidance and lets the model pretty-print.
@@ -332,10 +321,10 @@ class EmbeddedModel:
                                            "x-guidance": COMPACT_JSON})
         elif (reply_format := response_format(json_mode, schema)) is not None:
             body["response_format"] = reply_format
-        if max_tokens is not None:
-            body["max_tokens"] = max_tokens
-        if seed is not None:
-            body["seed"] = seed
+        if request.max_tokens is not None:
+            body["max_tokens"] = request.max_tokens
+        if request.seed is not None:
+            body["seed"] = request.seed
         return body
 
     def complete(self, server: Any, body: dict[str, Any]) -> ModelReply:
@@ -407,7 +396,7 @@ def _llguidance(schema: dict[str, Any]) -> str:
     return _native().json_schema_to_grammar(schema)
 
 
-class _OnSlot:
+class _OnSlot(ModelClient):
     """One conversation's view of an EmbeddedModel: from its first call it holds a slot of the
     server (SlotBook), given back when the conversation's client is dropped."""
 
@@ -431,10 +420,5 @@ class _OnSlot:
         return self._slot
 
     @text_boundary
-    def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
-             temperature: float = 0.0, json_mode: bool = False, max_tokens: int | None = None,
-             schema: dict[str, Any] | None = None, context_tokens: int | None = None,
-             seed: int | None = None) -> ModelReply:
-        return self.model.chat_on(self, messages, tools=tools, temperature=temperature,
-                                  json_mode=json_mode, max_tokens=max_tokens, schema=schema,
-                                  seed=seed)
+    def respond(self, request: ModelRequest) -> ModelReply:
+        return self.model.chat_on(self, request)

@@ -18,8 +18,7 @@ from evoharness.agent.clients.runaway import StreamedText
 from evoharness.agent.clients.speed import stall_watch
 from evoharness.agent.clients.timings import ollama_timings
 from evoharness.agent.clients.wire import status_error, tool_payload, transport_error, undecodable
-from evoharness.agent.model import Message, ModelReply, ToolCall
-from evoharness.workspace.spec import ToolSpec
+from evoharness.agent.model import Message, ModelClient, ModelReply, ModelRequest, ToolCall
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 # num_ctx is asked for in steps, so the calls of one conversation ask for the same size: Ollama
@@ -30,7 +29,7 @@ CHARS_PER_TOKEN = 3  # fewer than most text needs, so the estimate errs on the l
 TEMPLATE_TOKENS = 16  # the chat template's role markers, per message
 
 
-class OllamaModel:
+class OllamaModel(ModelClient):
     """One model on one Ollama server; `host` defaults to OLLAMA_HOST, then Ollama's default."""
 
     constrains_by_default = True  # `format` takes a JSON schema (Ollama >= 0.5, llama.cpp grammars)
@@ -43,30 +42,20 @@ class OllamaModel:
         self._watch = stall_watch(name)
 
     @text_boundary
-    def chat(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        temperature: float = 0.0,
-        json_mode: bool = False,
-        max_tokens: int | None = None,
-        schema: dict[str, Any] | None = None,
-        context_tokens: int | None = None,
-        seed: int | None = None,
-    ) -> ModelReply:
-        options: dict[str, Any] = {"temperature": temperature,
-                                   "num_ctx": context_size(messages, context_tokens, max_tokens)}
-        if max_tokens is not None:
-            options["num_predict"] = max_tokens
-        if seed is not None:
-            options["seed"] = seed
-        request = dict(model=self.name, messages=[_ollama_message(m) for m in messages],
-                       tools=tool_payload(tools), options=options,
-                       format=schema if schema is not None else "json" if json_mode else None)
+    def respond(self, call: ModelRequest) -> ModelReply:
+        options: dict[str, Any] = {"temperature": call.temperature, "num_ctx": context_size(
+            call.messages, call.context_tokens, call.max_tokens)}
+        if call.max_tokens is not None:
+            options["num_predict"] = call.max_tokens
+        if call.seed is not None:
+            options["seed"] = call.seed
+        request = dict(model=self.name, messages=[_ollama_message(m) for m in call.messages],
+                       tools=tool_payload(call.tools), options=options,
+                       format=call.schema if call.schema is not None
+                       else "json" if call.json_mode else None)
         started = time.perf_counter()
         try:
-            if tools:  # native tool calls come whole
+            if call.tools:  # native tool calls come whole
                 response = self._client.chat(**request, stream=False)
                 return self._reply(response, (time.perf_counter() - started) * 1000)
             return self._streamed(request, started)

@@ -21,11 +21,10 @@ from evoharness.agent.clients.wire import (
     transport_error,
     undecodable,
 )
-from evoharness.agent.model import Message, ModelReply, Runaway
-from evoharness.workspace.spec import ToolSpec
+from evoharness.agent.model import Message, ModelClient, ModelReply, ModelRequest, Runaway
 
 
-class OpenAICompatModel:
+class OpenAICompatModel(ModelClient):
     """`base_url` is the server root (with or without a trailing /v1); `model` the served name."""
 
     constrains_by_default = False  # whether a server accepts json_schema varies: the harness says "on"
@@ -41,34 +40,24 @@ class OpenAICompatModel:
         self._watch = stall_watch(model)
 
     @text_boundary
-    def chat(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        temperature: float = 0.0,
-        json_mode: bool = False,
-        max_tokens: int | None = None,
-        schema: dict[str, Any] | None = None,
-        context_tokens: int | None = None,  # these servers fix their context when they start
-        seed: int | None = None,
-    ) -> ModelReply:
+    def respond(self, request: ModelRequest) -> ModelReply:
+        # request.context_tokens is not sent: these servers fix their context when they start
         body: dict[str, Any] = {
             "model": self.name,
-            "messages": openai_messages(messages),
-            "temperature": temperature,
+            "messages": openai_messages(request.messages),
+            "temperature": request.temperature,
         }
-        if tools:
-            body["tools"] = tool_payload(tools)
-        if (reply_format := response_format(json_mode, schema)) is not None:
+        if request.tools:
+            body["tools"] = tool_payload(request.tools)
+        if (reply_format := response_format(request.json_mode, request.schema)) is not None:
             body["response_format"] = reply_format
-        if max_tokens is not None:
-            body["max_tokens"] = max_tokens
-        if seed is not None:
-            body["seed"] = seed
+        if request.max_tokens is not None:
+            body["max_tokens"] = request.max_tokens
+        if request.seed is not None:
+            body["seed"] = request.seed
         started = time.perf_counter()
         try:
-            if tools:  # native tool calls come whole
+            if request.tools:  # native tool calls come whole
                 payload, runaway = self._payload(self._client.post(self._where, json=body)), None
             else:
                 payload, runaway = self._streamed(body)

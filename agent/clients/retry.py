@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
-
-from evoharness.agent.model import Message, Model, ModelError, ModelReply
-from evoharness.workspace.spec import ToolSpec
+from evoharness.agent.model import Model, ModelClient, ModelError, ModelReply, ModelRequest
 
 
-class RetryingModel:
+class RetryingModel(ModelClient):
     """Calls `inner` up to `attempts` times while it raises transient ModelErrors, sleeping
     backoff, 2*backoff, 4*backoff, ... in between; the last error is re-raised unchanged."""
 
@@ -36,24 +33,10 @@ class RetryingModel:
             return self
         return RetryingModel(bind(key), self.attempts, self.backoff, self._sleep)
 
-    def chat(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        temperature: float = 0.0,
-        json_mode: bool = False,
-        max_tokens: int | None = None,
-        schema: dict[str, Any] | None = None,
-        context_tokens: int | None = None,
-        seed: int | None = None,
-    ) -> ModelReply:
+    def respond(self, request: ModelRequest) -> ModelReply:
         for attempt in range(self.attempts):
             try:
-                return self.inner.chat(
-                    messages, tools=tools, temperature=temperature, json_mode=json_mode,
-                    max_tokens=max_tokens, schema=schema, context_tokens=context_tokens, seed=seed,
-                )
+                return self.inner.chat(request.messages, **request.options())
             except ModelError as error:
                 if error.kind != "transient" or attempt == self.attempts - 1:
                     raise

@@ -27,9 +27,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evoharness.agent.model import ErrorKind, Message, ModelError, ModelReply, ToolCall
+from evoharness.agent.model import (ErrorKind, Message, ModelClient, ModelError, ModelReply,
+                                    ModelRequest, ToolCall)
 from evoharness.errors import EvoError, ValidationFailed
-from evoharness.workspace.spec import ToolSpec
 
 BUILTIN_DIR = Path(__file__).with_name("scripts")
 _RUN_LINE = re.compile(r"^RUN: (.+)$", re.MULTILINE)
@@ -37,7 +37,7 @@ _RUN_LINE = re.compile(r"^RUN: (.+)$", re.MULTILINE)
 Reply = ModelReply | str | ModelError | Callable[[list[Message]], "ModelReply | str"]
 
 
-class ScriptedModel:
+class ScriptedModel(ModelClient):
     """Replays a fixed list of replies in order (for unit tests built in code): a str becomes a
     reply with that content, a ModelError is raised, a callable gets the messages."""
 
@@ -49,10 +49,8 @@ class ScriptedModel:
         self.tokens = tokens
         self.calls: list[list[Message]] = []
 
-    def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
-             temperature: float = 0.0, json_mode: bool = False,
-             max_tokens: int | None = None, schema: dict[str, Any] | None = None,
-             context_tokens: int | None = None, seed: int | None = None) -> ModelReply:
+    def respond(self, request: ModelRequest) -> ModelReply:
+        messages = request.messages
         self.calls.append(list(messages))
         if not self.replies:
             raise ModelError("script exhausted", kind="permanent", field="ScriptedModel.replies")
@@ -160,7 +158,7 @@ class Script(BaseModel):
 DONE = ScriptReply(tool="done", arguments={"summary": "scripted: nothing more to do"})
 
 
-class RuleModel:
+class RuleModel(ModelClient):
     """The Model protocol over a Script; stateless, so threads may share it."""
 
     constrains_by_default = False  # its replies are what the script says, schema or not
@@ -181,10 +179,8 @@ class RuleModel:
         digest = hashlib.sha256(f"{self.script.seed}|{self.rollout}|{index}".encode()).digest()
         return int.from_bytes(digest[:8], "big") / 2 ** 64 < rule.probability
 
-    def chat(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
-             temperature: float = 0.0, json_mode: bool = False,
-             max_tokens: int | None = None, schema: dict[str, Any] | None = None,
-             context_tokens: int | None = None, seed: int | None = None) -> ModelReply:
+    def respond(self, request: ModelRequest) -> ModelReply:
+        messages = request.messages
         system = next((m.content for m in messages if m.role == "system"), "")
         instruction = next((m.content for m in messages if m.role == "user"), "")
         rule = next((r for i, r in enumerate(self.script.rules)
@@ -202,7 +198,7 @@ class RuleModel:
             content, calls = _quoted(reply.quote, messages[-1].content if messages else ""), []
         elif tool is None:
             content, calls = reply.text or "", []
-        elif tools is not None:  # the native action format: a tool call, no text
+        elif request.tools is not None:  # the native action format: a tool call, no text
             content, calls = "", [ToolCall(id=f"call_{turn}", name=tool, arguments=arguments)]
         else:
             content, calls = json.dumps({"thought": "scripted", "tool": tool,
