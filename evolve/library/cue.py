@@ -18,6 +18,7 @@ from evoharness.evolve.agent.tools import LibraryOffer
 from evoharness.tasks.results import Split
 
 from .entry import LibraryEntry
+from .record import carry_over, rank_key
 from .starter import PATTERN_CLASS, starter_diff, starter_entries
 from .store import Library
 
@@ -97,12 +98,15 @@ def tasks_showing(cue: Iterable[str] | None, signatures: dict[str, dict[str, set
 
 def matching(entries: Sequence[LibraryEntry], signature: Iterable[str],
              limit: int = OFFERED) -> list[LibraryEntry]:
-    """Entries sharing a failure class with `signature`: the most shared first, then those with
-    the better record (kept more often than reverted)."""
+    """Entries sharing a failure class with `signature`, ranked by what is known to carry over
+    (record.py: those whose validation or held-out record shows a gain first, then those with no
+    such record, then those whose record shows none), then by the cue: the most shared classes
+    first, then the better record of decisions (kept more often than reverted). The order is the
+    policy: a small evolve model applies the first offer."""
     seen = set(signature)
-    ranked = sorted(((len(seen & set(e.cue.signature)), len(e.held) - len(e.failed), e.id, e)
-                     for e in entries), key=lambda r: (-r[0], -r[1], r[2]))
-    return [entry for overlap, _, _, entry in ranked if overlap][:limit]
+    ranked = sorted(((rank_key(e), len(seen & set(e.cue.signature)), len(e.held) - len(e.failed),
+                      e.id, e) for e in entries), key=lambda r: (r[0], -r[1], -r[2], r[3]))
+    return [entry for _, overlap, _, _, entry in ranked if overlap][:limit]
 
 
 def shelf(library: Path | None, starter: bool = True) -> list[tuple[LibraryEntry, str]]:
@@ -133,7 +137,9 @@ def offers(library: Path | None, con: duckdb.DuckDBPyConnection, run_id: str, it
 
 def _offer(entry: LibraryEntry, diff: str, tasks: list[str]) -> LibraryOffer:
     seen = ", ".join(tasks[:SHOWN_TASKS]) + (" ..." if len(tasks) > SHOWN_TASKS else "")
-    return LibraryOffer(entry.id, f"{entry.summary()} Seen here in: {seen}.", entry.text(diff),
+    summary = (f"{entry.summary()} Off the tasks it was shaped on: "
+               f"{carry_over(entry).reason()}. Seen here in: {seen}.")
+    return LibraryOffer(entry.id, summary, entry.text(diff),
                         edits=tuple(entry.edits), component=entry.component,
                         root_cause=entry.cue.root_cause,
                         targeted_fix=entry.targeted_fix, tasks=tuple(tasks))

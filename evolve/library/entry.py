@@ -46,9 +46,15 @@ class Numbers(BaseModel):
     reason: str = ""
 
 
+Where = Literal["predicted", "validation", "heldout"]
+
+
 class Trial(BaseModel):
     """One place the change was judged: the run that made it (applied = False) or a later run
-    that applied the entry (applied = True)."""
+    that applied the entry (applied = True). `where`: the tasks its numbers are on: its predicted
+    (train) tasks, the validation tasks that showed its failure in that run's trial, or held-out
+    tasks (an exam or an A/B on tasks no run's evolve agent saw). A trial of a run with validation
+    tasks is filed twice, once per test, with the same decision."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -62,6 +68,7 @@ class Trial(BaseModel):
     applied: bool
     numbers: Numbers
     filed_at: float
+    where: Where = "predicted"
 
 
 class LibraryEntry(BaseModel):
@@ -83,12 +90,17 @@ class LibraryEntry(BaseModel):
         return self
 
     @property
+    def decisions(self) -> list[Trial]:
+        """One trial per judgement (a run's validation numbers repeat its decision)."""
+        return [t for t in self.trials if t.where != "validation"]
+
+    @property
     def held(self) -> list[Trial]:
-        return [t for t in self.trials if t.decision == "keep"]
+        return [t for t in self.decisions if t.decision == "keep"]
 
     @property
     def failed(self) -> list[Trial]:
-        return [t for t in self.trials if t.decision == "revert"]
+        return [t for t in self.decisions if t.decision == "revert"]
 
     def record(self) -> str:
         """Where it held and where it did not, in one line."""
@@ -118,9 +130,11 @@ class LibraryEntry(BaseModel):
             if n.lo is not None:
                 effect += (f" [{100 * n.lo:+.1f}, {100 * n.hi:+.1f}] ({100 * n.confidence:.4g}% "
                            f"over {n.interval_over})")
+            on = {"predicted": "its predicted tasks", "validation": "validation tasks",
+                  "heldout": "held-out tasks"}[t.where]
             lines.append(f"- {t.decision} ({n.verdict}, {n.method}) in run {t.run_id} "
                          f"(change {t.change_id}, {'applied from the library' if t.applied else 'made there'}): "
-                         f"model {t.model}, suite {t.suite}; effect on its predicted tasks {effect}; "
+                         f"model {t.model}, suite {t.suite}; effect on {on} {effect}; "
                          f"{n.rollouts} rollouts" + (f"; p = {n.p_value:.3g}" if n.p_value is not None else ""))
         if not self.trials:
             lines.append("(none yet)")

@@ -53,15 +53,15 @@ def file_run(library: Library, run_dir: str | Path) -> FilingReport:
         if (ledger.run_id, record.id) in filed:
             continue
         applied = repo.commit_info(record.entry.commit).trailers.get(LIBRARY_TRAILER)
-        trial = _trial(record, record.judgement, config.model, config.tasks, applied is not None)
+        trials = _trials(record, record.judgement, config.model, config.tasks, applied is not None)
         if applied in entries or applied in starters:
             diff = None if applied in entries else starter_diff(applied)  # None: keep the filed
             entry = entries.get(applied) or starters.pop(applied)
-            entries[applied] = entry.model_copy(update={"trials": [*entry.trials, trial]})
+            entries[applied] = entry.model_copy(update={"trials": [*entry.trials, *trials]})
             changed[applied] = (entries[applied], changed.get(applied, (None, diff))[1])
-            report.outcomes.append(f"{applied}: {trial.decision}")
+            report.outcomes.append(f"{applied}: {record.decision}")
         elif record.decision == "keep":
-            entry = _new_entry(record, trial, ledger)
+            entry = _new_entry(record, trials, ledger)
             entries[entry.id] = entry
             changed[entry.id] = (entry, commit_diff(repo, repo.commit_info(record.entry.commit).sha))
             report.added.append(entry.id)
@@ -69,7 +69,7 @@ def file_run(library: Library, run_dir: str | Path) -> FilingReport:
     return report
 
 
-def _new_entry(record: ChangeRecord, trial: Trial, ledger: RunLedger) -> LibraryEntry:
+def _new_entry(record: ChangeRecord, trials: list[Trial], ledger: RunLedger) -> LibraryEntry:
     """The entry of a kept change: its cue is the failure signature of its evidence's tasks in the
     evaluation it was made from."""
     change = record.entry
@@ -80,44 +80,55 @@ def _new_entry(record: ChangeRecord, trial: Trial, ledger: RunLedger) -> Library
         id=_entry_id(change.root_cause, ledger.run_id, change.id),
         cue=Cue(root_cause=change.root_cause, signature=signature, tasks=tasks),
         component=change.component, targeted_fix=change.targeted_fix,
-        edits=_edits(ledger.paths, record.iteration, change.id), manifest=change, trials=[trial])
+        edits=_edits(ledger.paths, record.iteration, change.id), manifest=change, trials=trials)
 
 
-def _trial(record: ChangeRecord, judgement: Judgement, model: str, suite: Path,
-           applied: bool) -> Trial:
-    return Trial(run_id=judgement.run_id, change_id=record.id, iteration=judgement.iteration,
-                 model=model, suite=Path(suite).name, suite_path=str(suite),
-                 decision=record.decision, applied=applied,
-                 numbers=trial_numbers(judgement, record.verdict, record.reason), filed_at=time.time())
+def _trials(record: ChangeRecord, judgement: Judgement, model: str, suite: Path,
+            applied: bool) -> list[Trial]:
+    """The judgement's trial on its predicted tasks and, when its run had validation tasks and
+    the validation test ran, on those: one record each, with the same decision."""
+    check = judgement.verdict.validation
+    sides = ["predicted"] + (["validation"] if check and check.result in ("shown", "not_shown")
+                             else [])
+    return [Trial(run_id=judgement.run_id, change_id=record.id, iteration=judgement.iteration,
+                  model=model, suite=Path(suite).name, suite_path=str(suite),
+                  decision=record.decision, applied=applied, where=side,
+                  numbers=trial_numbers(judgement, record.verdict, record.reason, side),
+                  filed_at=time.time()) for side in sides]
 
 
-def trial_numbers(j: Judgement, verdict: str, reason: str) -> Numbers:
-    """The trial's own figures: its observed gain on the predicted-fix tasks (change arm - base
-    arm over the same pairs) with `effect_interval`, the rollouts its decision used and its
-    sequential p-value (exact, allowing for every look)."""
+def trial_numbers(j: Judgement, verdict: str, reason: str, side: str = "predicted") -> Numbers:
+    """The trial's own figures on one side (its predicted tasks, or the validation tasks): the
+    observed gain (change arm - base arm over the same pairs) with `effect_interval`, the
+    rollouts its decision used and that test's sequential p-value (exact, allowing for every
+    look)."""
     v = j.verdict
+    role = "probe" if side == "predicted" else "validation"
+    p_value = v.p_value if side == "predicted" else v.validation.p_value
     common = dict(method=PAIRED_TRIAL, verdict=verdict, rollouts=v.rollouts.used,
-                  p_value=v.p_value, reason=reason)
-    interval = effect_interval(v)
+                  p_value=p_value, reason=reason)
+    interval = effect_interval(v, role)
     if interval is None:
         return Numbers(**common)
-    return Numbers(**common, effect=v.effect, lo=interval.lo, hi=interval.hi,
+    return Numbers(**common, effect=interval.mean, lo=interval.lo, hi=interval.hi,
                    confidence=interval.confidence, interval_over="pairs")
 
 
-def effect_interval(v: TrialVerdict) -> PairInterval | None:
-    """The probe's gain over its pairs at the deciding look (every predicted task has as many, so
-    the mean over pairs is the mean over tasks, `v.effect`) with Newcombe's pair interval at
-    1 - alpha / L, L the looks the probe could have stopped at: the interval holds at every look
-    at once (Bonferroni), so at the look the trial chose too, however early a gain stopped it.
-    None when no pair ran."""
-    probed = [t for t in v.tasks if t.gain is not None]
-    plan = plan_probe([t.task_id for t in v.tasks if t.role == "probe"], v.design)
-    if not probed or plan is None:
+def effect_interval(v: TrialVerdict, role: str = "probe") -> PairInterval | None:
+    """One paired test's gain over its pairs at the deciding look (`role`: probe = the predicted
+    tasks, validation = the validation tasks; every task has as many pairs, so the mean over
+    pairs is the mean over tasks) with Newcombe's pair interval at 1 - alpha / L, L the looks
+    the test could have stopped at: the interval holds at every look at once (Bonferroni), so
+    at the look the trial chose too, however early a gain stopped it. None when no pair ran."""
+    rows = [t for t in v.tasks if t.role == role]
+    paired = [t for t in rows if t.base_counts is not None and t.change_counts is not None]
+    design = v.design if v.validation is None else v.design.with_validation()
+    plan = plan_probe([t.task_id for t in rows], design)
+    if not paired or plan is None:
         return None
-    both = sum(t.base_counts.passes - t.losses for t in probed)
-    wins, losses = sum(t.wins for t in probed), sum(t.losses for t in probed)
-    pairs = sum(t.base_counts.total for t in probed)
+    both = sum(t.base_counts.passes - t.losses for t in paired)
+    wins, losses = sum(t.wins for t in paired), sum(t.losses for t in paired)
+    pairs = sum(t.base_counts.total for t in paired)
     return pair_interval_of_counts(both, wins, losses, pairs - both - wins - losses,
                                    confidence=bonferroni(1 - v.design.alpha, plan.max_looks))
 

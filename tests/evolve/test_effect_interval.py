@@ -114,3 +114,25 @@ def test_over_the_probe_run_on_to_its_cap_the_plain_interval_holds_whatever_was_
     assert 100 <= kept <= 300 and narrower >= 0.9 * 400
     assert covered / 400 >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 400)
     assert covered_kept / kept >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / kept)
+
+
+def test_a_validation_test_is_filed_beside_the_predicted_one_with_its_own_numbers():
+    from evoharness.evolve.library.filing import trial_numbers
+    from tests.manifests.builders import judge
+
+    # alpha: won every pair; v1 and v2 (validation): the change wins alternate pairs
+    j = judge(change("c1", fixes={"alpha": 0.7}), "alpha=0/2 beta=4/4",
+              base={"alpha": "0", "v1": "0", "v2": "0"}, change={"v1": "10", "v2": "10"},
+              validation=["v1", "v2"])
+    v = j.verdict
+    assert (v.decision, v.predicted.result, v.validation.result) == ("keep", "shown", "shown")
+    predicted = trial_numbers(j, "effective", v.reason)
+    checked = trial_numbers(j, "effective", v.reason, "validation")
+    assert predicted.effect == 1.0 and predicted.p_value == v.p_value
+    pairs, wins = v.validation.pairs, v.validation.wins
+    assert v.validation.losses == 0 and checked.effect == wins / pairs
+    assert checked.p_value == v.validation.p_value
+    # at the looks of the longer design of a run with validation tasks: 150 rollouts, a pair of
+    # each of the two tasks a look (4 rollouts), so 37 looks
+    assert checked.confidence == 1 - 0.05 / (150 // 4)
+    assert checked.lo < checked.effect < checked.hi

@@ -12,6 +12,7 @@ import pytest
 from evoharness.evolve.library.cue import (cued_tasks, offers, reached_tasks, rollout_signatures,
                                 task_signatures)
 from evoharness.evolve.library.entry import Numbers, Trial
+from evoharness.evolve.library.record import carry_over
 from evoharness.evolve.library.starter import starter_diff, starter_entries
 from evoharness.evolve.library.store import Library
 from tests.debugger.conftest import RUN, Traces, output, shell
@@ -28,6 +29,7 @@ def traces(tmp_path: Path) -> Traces:
     store.rollout("loop", 0, "fail", exit_reason="max_steps", events=[shell("mv a b"), missing] * 4)
     store.rollout("loop", 1, "pass", events=REFUSED_RM)  # passing: not evidence
     store.rollout("secret", 0, "fail", split="heldout", events=REFUSED_RM)
+    store.rollout("unseen", 0, "fail", split="validation", events=REFUSED_RM)
     store.rollout("count", 0, "fail", trial_change="c1", trial_arm="change", events=REFUSED_RM)
     yield store
     store.con.close()
@@ -38,6 +40,8 @@ def test_starter_entries_are_offered_for_the_patterns_failing_train_rollouts_sho
     signatures = task_signatures(traces.con, RUN, 1)
     assert signatures["count"] == {"fail/done", "pattern:done_without_write"}
     assert "pattern:repeated_command" in signatures["loop"] and "secret" not in signatures
+    assert "unseen" not in signatures  # a validation task: the trials' to read, not the offers'
+    assert set(rollout_signatures(traces.con, RUN, 1, "validation")) == {"unseen"}
     offered = {o.entry_id: o for o in offers(None, traces.con, RUN, 1)}
     # output-guard answers deleting one's own output, seen only in held-out and trial rollouts;
     # five entries share two patterns with the failures (the workspace preview: loop's first
@@ -46,7 +50,8 @@ def test_starter_entries_are_offered_for_the_patterns_failing_train_rollouts_sho
     assert set(offered) == {"guarded-fresh-start", "repeat-breaker", "task-reminder",
                             "workspace-preview", "sure-failure-rescue"}
     rescue = offered["sure-failure-rescue"]
-    assert rescue.summary.endswith("[not tried yet] Seen here in: loop, count.")
+    assert rescue.summary.endswith("[not tried yet] Off the tasks it was shaped on: no validation "
+                                   "or held-out record. Seen here in: loop, count.")
     assert rescue.tasks == ("loop", "count")
     assert rescue.edits[0]["path"] == "middleware/done_guard.py"
     assert "+++ b/middleware/done_guard.json" in rescue.text
@@ -96,3 +101,40 @@ def test_an_offer_names_first_the_tasks_where_most_rollouts_failed_as_the_entry_
     assert reached_tasks(traces.con, RUN) == {"loop"}  # held-out and trial passes do not count
     offered = {o.entry_id: o for o in offers(None, traces.con, RUN, 1)}
     assert offered["repeat-breaker"].tasks == ("stuck", "loop", "hard")
+
+
+def _trial(run_id: str, where: str, effect: float, half: float) -> Trial:
+    return Trial(run_id=run_id, change_id="c1", iteration=1, model="embedded", suite="suite",
+                 suite_path="/suite", decision="keep", applied=True, filed_at=time.time(),
+                 where=where, numbers=Numbers(method="paired-trial", verdict="effective",
+                                              effect=effect, lo=effect - half, hi=effect + half,
+                                              confidence=0.95, interval_over="pairs"))
+
+
+def test_offers_lead_with_what_carried_over_and_say_why(traces: Traces, tmp_path: Path) -> None:
+    """The record off the shaping tasks ranks the offers: an entry whose validation record shows
+    a gain leads, whatever its cue; entries with no such record follow in the cue's order; one
+    whose record shows no gain comes after them (here below the five offered). Two runs' trials
+    pool by inverse variance."""
+    starters = {e.id: e for e in starter_entries()}
+    record = {
+        # a strong train-side record counts for nothing here
+        "guarded-fresh-start": [_trial("n1", "predicted", 0.4, 0.1)],
+        "task-reminder": [_trial("n1", "validation", 0.10, 0.08),
+                          _trial("n2", "validation", 0.14, 0.08)],
+        "repeat-breaker": [_trial("n1", "heldout", 0.0, 0.1)],
+    }
+    library = tmp_path / "library"
+    Library(library).save([(starters[e].model_copy(update={"trials": t}), starter_diff(e))
+                           for e, t in record.items()], "file")
+    offered = offers(library, traces.con, RUN, 1)
+    order = [o.entry_id for o in offered]
+    assert order == ["task-reminder", "guarded-fresh-start", "sure-failure-rescue",
+                     "workspace-preview", "done-guard"]
+    lead = offered[0].summary
+    # the pooled effect is +12 with half-width 0.08 / sqrt(2) = 0.057: [+6, +18]
+    assert "Off the tasks it was shaped on: validation +12 [+6, +18] over 2 runs." in lead
+    assert "no validation or held-out record" in offered[1].summary
+    breaker = Library(library).entry("repeat-breaker")
+    assert carry_over(breaker).reason() == "held out +0 [-10, +10] over 1 run"
+    assert carry_over(breaker).tier == "not_shown"

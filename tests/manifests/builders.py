@@ -46,12 +46,12 @@ def counts(spec: str) -> dict[str, TaskCounts]:
 def judge(entry: ChangeManifestEntry, history: str, base: dict[str, str] | None = None,
           change: dict[str, str] | None = None, *, iteration: int = 0, run_id: str = "run1",
           applied: Applied = "alone", placebo: bool = False,
-          design: TrialDesign = TrialDesign()) -> Judgement:
+          design: TrialDesign = TrialDesign(), validation: list[str] | None = None) -> Judgement:
     """The real trial of `entry` on the base tree's `history` ('a=0/2 b=2/2'), every rollout it
     asks for drawn from a pattern per arm and task ('01' = fail, pass, fail, pass, ...; a task
     with no pattern always passes), stepped until it decides; stored as the loop stores it."""
     tree = TreeHistory(tree="tree-base", counts=counts(history))
-    trial = Trial(entry, tree, design)
+    trial = Trial(entry, tree, design, validation=validation)
     patterns = {"base": base or {}, "change": change or {}}
     drawn: dict[str, dict[str, list[bool]]] = {"base": {}, "change": {}}
     while (step := trial.step(ProbeOutcomes(**drawn))).verdict is None:
@@ -62,7 +62,7 @@ def judge(entry: ChangeManifestEntry, history: str, base: dict[str, str] | None 
     setup = TrialSetup(change_id=entry.id, run_id=run_id, iteration=iteration, applied=applied,
                        base_commit="b" * 40, base_tree="tree-base", change_commit="c" * 40,
                        change_tree="tree-change", history=tree, candidates=tree, design=design,
-                       placebo=placebo)
+                       placebo=placebo, validation=validation)
     return Judgement(setup=setup, verdict=step.verdict)
 
 
