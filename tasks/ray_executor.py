@@ -22,7 +22,7 @@ from evoharness.agent.model import Model
 from evoharness.errors import EvoError
 from evoharness.tasks.bundles import TASK_FILES_LEFT_BEHIND, content_key, pack_dir, unpack_cached
 from evoharness.tasks.sandbox.environments import EnvironmentSettings, Environments
-from evoharness.tasks.executor import RolloutSpec, load_tree
+from evoharness.tasks.specs import RolloutSpec, load_tree
 from evoharness.tasks.results import RolloutResult
 from evoharness.tasks.runner import infra_error, rollout
 from evoharness.tasks.sandbox.unsafe import require_sandbox
