@@ -27,6 +27,7 @@ from evoharness.workspace.validate import render_system_prompt
 MIN_TOOL_SECONDS = 1.0  # a tool started just before the wall budget ends still gets a moment
 BLOCKED = "(blocked by middleware)"  # a blocked call's result for the repeat budget: nothing ran
 FRESH_START_CHARS = 1_000  # of the repeated call, and of its result, in a fresh start's task message
+RESAMPLE_TEMPERATURE = 1.0  # a resample after a repeated call: hotter than the run, to leave the copy
 
 
 class AgentResult(BaseModel):
@@ -176,8 +177,6 @@ class _Agent:
         tool, arguments, result = self.budget.repeats.last
         times = self.budget.repeats.in_a_row
         self.budget.repeats = Repeats()
-        if self.settings.fresh_start_temperature is not None:
-            self.temperature = self.settings.fresh_start_temperature
         self.recorder.emit("note", name="fresh_start", content=f"{tool} {arguments}",
                            data={"repeated": times, "step": self.budget.steps,
                                  "temperature": self.temperature})
@@ -194,7 +193,7 @@ class _Agent:
         last action, and a refusal it reads (repeat-breaker) or a quoted call (fresh-start) is
         one more text to copy, while a reply it never sees is not. The set-aside replies stay on
         record as model calls, each followed by a `repeat_resampled` note."""
-        temperature = self.settings.resample_temperature
+        temperature = RESAMPLE_TEMPERATURE
         for attempt in range(1, self.settings.repeat_resamples + 1):
             if not self._repeats_last(action) or self.budget.exceeded() is not None:
                 break

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .bounded import MAX_COMPONENTS
 
@@ -56,6 +56,13 @@ class Budgets(BaseModel):
         return value
 
 
+# Settings whose only users were experiments since reverted; each one's branch left the agent loop.
+DROPPED_SETTINGS = {
+    "fresh_start_temperature": "fresh starts sample at `temperature`, as every call does",
+    "resample_temperature": "a resample after a repeated call is drawn at temperature 1",
+}
+
+
 class Settings(BaseModel):
     model_config = _FINITE
 
@@ -75,21 +82,29 @@ class Settings(BaseModel):
     # transcript: the task, and the call it was repeating with its result. Steps, tokens and time
     # stay the rollout's, so a fresh start is never a bigger budget.
     fresh_starts: int = Field(0, ge=0, le=100)
-    # The sampling temperature from the first fresh start on (unset: `temperature`): at the run's
-    # temperature a small model's fresh attempt often makes the looped call again and nothing else
-    # (trials: docs/lab/trials.md).
-    fresh_start_temperature: float | None = Field(None, ge=0.0, le=2.0)
     # A reply whose call is the one the agent just made is set aside unseen and the model asked
-    # again, at most this many times, at `resample_temperature`; if every answer repeats, the
-    # last one runs: a small model's loop opens with such a copy of its own last action
-    # (trials: docs/lab/trials.md).
+    # again, at most this many times, at temperature 1 (agent/loop.py); if every answer repeats,
+    # the last one runs: a small model's loop opens with such a copy of its own last action.
+    # The starter entry resample-repeats sets it (evolve/library/starters/).
     repeat_resamples: int = Field(0, ge=0, le=20)
-    resample_temperature: float = Field(1.0, ge=0.0, le=2.0)
     # The JSON action's thought, at most this many characters; 0: the action has none, and its
     # reply is only the tool and its arguments: a small model on CPU spends most of its model
     # time decoding, and the thought is about half of what it decodes (docs/speed.md).
     thought_chars: int = Field(THOUGHT_CHARS, ge=0, le=2_000)
     budgets: Budgets = Field(default_factory=Budgets)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_dropped_setting(cls, data: Any) -> Any:
+        """A harness.yaml from before a setting was dropped is refused with what to do, not
+        pydantic's "Extra inputs are not permitted" (nor run without the setting it asks for)."""
+        if isinstance(data, dict):
+            dropped = sorted(set(data) & set(DROPPED_SETTINGS))
+            if dropped:
+                name = dropped[0]
+                raise ValueError(f"{name} is no longer a setting ({DROPPED_SETTINGS[name]}): "
+                                 "delete it from harness.yaml")
+        return data
 
 
 _NAME_CHARS = 100

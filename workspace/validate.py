@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from evoharness.errors import EvoError, ValidationFailed
+from evoharness.errors import EvoError, ValidationFailed, validation_problems
 from evoharness.files import FileMissing, read_text_inside
 
 from .bounded import MAX_FILE_BYTES, MAX_HARNESS_BYTES, MAX_HARNESS_FILES, load_yaml
@@ -119,9 +119,8 @@ def _validate_model(model: type[BaseModel], data: Any, rel: str, problems: _Prob
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        for item in error.errors():
-            field = ".".join(str(part) for part in item["loc"]) or "(root)"
-            problems.add(rel, field, item["msg"], value=item.get("input"))
+        for problem in validation_problems(error):
+            problems.add(rel, problem.field or "(root)", problem.message, value=problem.value)
         return None
 
 

@@ -136,26 +136,25 @@ class TemperatureLog(ScriptedModel):
         return super().chat(messages, **options)
 
 
-def test_fresh_attempts_sample_at_their_own_temperature(harness):
-    harness.settings(temperature=0.2, fresh_start_temperature=0.8, fresh_starts=1,
-                     budgets={"repeated_steps": 2})
+def test_fresh_attempts_sample_at_the_harness_temperature(harness):
+    harness.settings(temperature=0.2, fresh_starts=1, budgets={"repeated_steps": 2})
     model = TemperatureLog([json_action("shell", command="echo same")] * 3
                            + [json_action("done", summary="ok")])
     result, sink, _ = harness.run(model)
-    # two calls made the loop, the third ended it; the fresh attempt samples hotter to its end
-    assert (result.exit_reason, model.temperatures) == ("done", [0.2, 0.2, 0.8, 0.8])
-    assert [e.data["temperature"] for e in sink.events if e.name == "fresh_start"] == [0.8]
+    # two calls made the loop, the third ended it; the fresh attempt samples as the first did
+    assert (result.exit_reason, model.temperatures) == ("done", [0.2, 0.2, 0.2, 0.2])
+    assert [e.data["temperature"] for e in sink.events if e.name == "fresh_start"] == [0.2]
 
 
 def test_a_repeated_call_is_set_aside_unseen_and_the_model_asked_again_hotter(harness):
-    harness.settings(temperature=0.2, repeat_resamples=3, resample_temperature=0.9)
+    harness.settings(temperature=0.2, repeat_resamples=3)
     model = TemperatureLog([json_action("shell", command="echo one"),
                             json_action("shell", command="echo one"),  # the copy, set aside
                             json_action("shell", command="echo two"),
                             json_action("done", summary="ok")])
     result, sink, _ = harness.run(model)
     assert (result.exit_reason, result.steps) == ("done", 3)
-    assert model.temperatures == [0.2, 0.2, 0.9, 0.2]  # only the answer to a repeat is hotter
+    assert model.temperatures == [0.2, 0.2, 1.0, 0.2]  # only the answer to a repeat is hotter
     ran = [e.data["arguments"]["command"] for e in sink.events
            if e.kind == "tool_call" and e.name == "shell"]
     assert ran == ["echo one", "echo two"]
@@ -163,7 +162,7 @@ def test_a_repeated_call_is_set_aside_unseen_and_the_model_asked_again_hotter(ha
     assert "echo one" not in model.calls[3][-1].content and len(model.calls[3]) == 6
     [note] = [e for e in sink.events if e.name == "repeat_resampled"]
     assert (note.content, note.data) == ('shell {"command": "echo one"}',
-                                         {"attempt": 1, "temperature": 0.9})
+                                         {"attempt": 1, "temperature": 1.0})
     assert sum(e.kind == "model_call" for e in sink.events) == 4  # its tokens stay on record
 
 
