@@ -22,9 +22,18 @@ with --stop-at-decision it is `effect_ENTRY` and the probe is not run on. Then
 words: which bound stopped it) and `rollouts_ENTRY` (what the decision used); then the baseline's
 figures and `wall_time`. The sampling seeds are keyed by --run-id: a new id draws fresh rollouts.
 
+A series of such runs makes one claim only when its family was fixed first (manifests/series.py):
+`--series FILE --register N [--family-alpha 0.05] [--spending equal|halving]` writes the
+pre-registration (N trials, each one's level fixed now, the levels summing to the family's alpha);
+each later run with `--series FILE` is that series' next trial, judged at its pre-registered level
+(the trial's alpha), and adds its decisions and exact p-values to FILE, which is the record to
+commit. A series whose family is used up refuses another trial. Without --series a run is one
+trial at --alpha (default 0.05), claiming nothing beyond itself.
+
 Run: python benchmarks/remedies.py [--dir DIR] [--model embedded] [-k 2] [--workers 2]
         [--trial-rollouts 48] [--cued 6] [--max-tasks N] [--task-ids a,b] [--entries a,b]
         [--run-id remedies] [--stop-at-decision] [--tasks SUITE] [--smoke]
+        [--series FILE [--register N --family-alpha A --spending equal|halving]] [--alpha A]
 """
 from __future__ import annotations
 
@@ -38,6 +47,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evoharness.errors import EvoError  # noqa: E402
+from evoharness.files import write_atomic  # noqa: E402
+from evoharness.manifests.series import SeriesRecord, register  # noqa: E402
 from evoharness.text import comma_list, counted  # noqa: E402
 from evoharness.evolve.agent.change import ChangeTool  # noqa: E402
 from evoharness.evolve.agent.tools import LibraryOffer  # noqa: E402
@@ -73,8 +84,48 @@ def design(args: argparse.Namespace) -> TrialDesign:
     if args.smoke:  # a few rollouts: shows the pipeline works, decides nothing
         return TrialDesign(max_rollouts=4, batch_rollouts=4, futility_min_pairs=1,
                            screen_first_rollouts=1, screen_max_rollouts=1, screen_batch=1,
-                           screen_min_history=2)
-    return TrialDesign(max_rollouts=args.trial_rollouts)
+                           screen_min_history=2, alpha=args.alpha)
+    return TrialDesign(max_rollouts=args.trial_rollouts, alpha=args.alpha)
+
+
+def series(args: argparse.Namespace) -> SeriesRecord | None:
+    """The series this run is a trial of (--series), registered first with --register; sets
+    args.alpha to this trial's pre-registered level. A resumed run (its id recorded) keeps the
+    level it was run at."""
+    if args.series is None:
+        return None
+    if args.register is not None:
+        if args.series.exists():
+            raise SystemExit(f"--register: {args.series} exists; a series is registered once")
+        record = SeriesRecord(plan=register(args.series.stem, args.register, args.family_alpha,
+                                            args.spending))
+        write_atomic(args.series, record.model_dump_json(indent=2) + "\n")
+        say(record.plan.line())
+    if not args.series.is_file():
+        raise SystemExit(f"--series: no registration at {args.series}; register it first "
+                         "with --register N")
+    record = SeriesRecord.model_validate_json(args.series.read_text())
+    done = [t for t in record.trials if t.run_id == args.run_id]
+    try:
+        args.alpha = done[0].level if done else record.next_level()
+    except EvoError as error:
+        raise SystemExit(f"--series: {error}") from None
+    say(f"trial {done[0].index if done else record.next_index} of {record.plan.line()}: "
+        f"level {args.alpha:.4g}")
+    return record
+
+
+def record_series(args: argparse.Namespace, record: SeriesRecord | None, run: Run,
+                  applied: dict[str, str]) -> None:
+    """This run's decisions and exact p-values, added to the series at its level."""
+    if record is None or any(t.run_id == run.run_id for t in record.trials):
+        return
+    results = {applied[r.id]: (r.decision, r.judgement.verdict.p_value)
+               for r in run.ledger.changes() if r.judgement is not None}
+    trial = record.add(run.run_id, results)
+    write_atomic(args.series, record.model_dump_json(indent=2) + "\n")
+    print(f"series_trial: {trial.index + 1} of {record.plan.size} at level {trial.level:.4g} "
+          f"(family-wise alpha {record.plan.alpha:g}; recorded in {args.series})")
 
 
 def open_or_create(where: Path, args: argparse.Namespace) -> Run:
@@ -208,13 +259,27 @@ def main() -> None:
                              "each trial stopped")
     parser.add_argument("--smoke", action="store_true",
                         help="caps for a smoke test: k=1, 2 train tasks, 4 probe rollouts")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="the trial's level when the run is no series' trial")
+    parser.add_argument("--series", type=Path,
+                        help="a series' registration file (JSON): this run is its next trial, at "
+                             "the level fixed for it, and its results are added there")
+    parser.add_argument("--register", type=int, metavar="N",
+                        help="with --series FILE (new): register a series of N trials first")
+    parser.add_argument("--family-alpha", type=float, default=0.05,
+                        help="with --register: the family-wise error rate of the series")
+    parser.add_argument("--spending", choices=("equal", "halving"), default="equal",
+                        help="with --register: alpha / N each, or alpha / 2, / 4, ... in order")
     args = parser.parse_args()
+    if args.register is not None and args.series is None:
+        parser.error("--register needs --series FILE")
     if args.smoke:
         args.k, args.max_tasks, args.cued = 1, args.max_tasks or 2, 1
     entries = starter_entries()
     if unknown := sorted(set(args.entries or ()) - {e.id for e in entries}):
         parser.error(f"--entries: no starter entry {', '.join(unknown)}")
     entries = [e for e in entries if not args.entries or e.id in args.entries]
+    record = series(args)  # before any rollout: the trial's level is fixed here
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="remedies-") as scratch:
         with open_or_create(args.dir or Path(scratch) / "run", args) as run:
@@ -230,6 +295,7 @@ def main() -> None:
             run_phases(run, 0, (Phase.COMMIT, Phase.TRIAL), say, progress)
             at_cap = None if args.stop_at_decision else probe_pairs_to_cap(run, 0, progress)
             report(run, entries, applied, at_cap, started)
+            record_series(args, record, run, applied)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ from evoharness.tasks.results import Outcome, RolloutResult
 from evoharness.traces.queries import TrialRollout, evaluated_counts, trial_rollouts
 
 from .ledger.records import TrialResult
+from .library.entry import LibraryEntry
 from .placebo import is_placebo
 from .rollouts import Progress, run_batch
 from .run import Run
@@ -155,20 +156,25 @@ def set_up(run: Run, manifest: IterationManifest, change: ChangeManifestEntry) -
     base_tree = repo.tree_id(base)
     history = candidates if base_tree == candidates.tree else tree_history(run, base_tree)
     repo.set_branch(f"trial/{change.id}", arm)
-    targets = targeted_failure(run, change)
+    entry = applied_entry(run, change)
+    targets = list(entry.cue.signature) if entry else None
+    level = entry.next_level() if entry else None  # its series' pre-registered level, if any
+    design = run.config.verdicts if level is None else run.config.verdicts.model_copy(
+        update={"alpha": level})
     setup = TrialSetup(
         change_id=change.id, run_id=run.run_id, iteration=manifest.iteration, applied=applied,
         base_commit=base, base_tree=base_tree, change_commit=arm, change_tree=repo.tree_id(arm),
-        history=history, candidates=candidates, design=run.config.verdicts,
+        history=history, candidates=candidates, design=design,
         placebo=is_placebo(repo, arm), targets=targets,
         validation=validation_tasks(run, manifest.iteration, targets))
     run.ledger.record_trial_setup(setup)
     return setup
 
 
-def targeted_failure(run: Run, change: ChangeManifestEntry) -> list[str] | None:
-    """The failure classes a change targets: the cue of the library entry it applies (its commit's
-    Library-Entry trailer); None for a change of the agent's own, or an entry no longer on the
+def applied_entry(run: Run, change: ChangeManifestEntry) -> LibraryEntry | None:
+    """The library entry a change applies (its commit's Library-Entry trailer), as the run's
+    shelf holds it: its cue is the failure the change targets, and a series registered on it
+    fixes the trial's level. None for a change of the agent's own, or an entry no longer on the
     shelf."""
     from .agent.change import LIBRARY_TRAILER  # the evolve agent is the heaviest import
     from .library.cue import shelf
@@ -177,7 +183,7 @@ def targeted_failure(run: Run, change: ChangeManifestEntry) -> list[str] | None:
     if not applied:
         return None
     found = [e for e, _ in shelf(run.config.library, run.config.starter_library) if e.id == applied]
-    return list(found[0].cue.signature) if found else None
+    return found[0] if found else None
 
 
 def validation_tasks(run: Run, iteration: int, targets: list[str] | None) -> list[str] | None:

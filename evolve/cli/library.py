@@ -1,6 +1,6 @@
 """CLI for the improvement library: `library add RUN` (file a run's kept changes and the outcomes
-of the entries it applied), `library list DIR` and `library show DIR ENTRY`. The library itself is
-evolve/library/'s."""
+of the entries it applied), `library list DIR`, `library show DIR ENTRY` and `library series DIR ENTRY` (pre-register a
+series of trials of it). The library itself is evolve/library/'s."""
 from __future__ import annotations
 
 import json
@@ -83,9 +83,34 @@ def show(
     typer.echo(shelf.entry(entry).text(shelf.diff(entry)))
 
 
+def series(
+    library: Path = LIBRARY,
+    entry: str = typer.Argument(..., help="An entry id, the library's or a starter's."),
+    size: int = typer.Option(..., "--size", help="Trials in the family."),
+    alpha: float = typer.Option(0.05, "--alpha", help="The family-wise error rate."),
+    spending: str = typer.Option("equal", "--spending", help="equal: alpha / size each; "
+                                 "halving: alpha / 2, / 4, ... in order."),
+) -> None:
+    """Pre-register a series of trials of one entry: its family size and error rate, and so each
+    trial's level, fixed before the first. A run's trial of a change applying the entry is judged
+    at the series' next level; `library show` marks each trial's place in it.
+
+    Example: evoharness library series ~/harness-library sure-failure-rescue --size 4
+    """
+    from evoharness.errors import EvoError
+    from evoharness.evolve.library.filing import register_series
+    from evoharness.evolve.library.store import Library
+
+    if spending not in ("equal", "halving"):
+        raise EvoError("must be equal or halving", field="--spending", value=spending)
+    plan = register_series(Library(library), entry, size, alpha, spending)  # type: ignore[arg-type]
+    typer.echo(f"{entry}: {plan.line()}")
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
     library_app.command("add")(add)
     library_app.command("list")(list_cmd)
     library_app.command("show")(show)
+    library_app.command("series")(series)
     app.add_typer(library_app, name="library")

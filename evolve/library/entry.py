@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evoharness.manifests.schema import ChangeManifestEntry
+from evoharness.manifests.series import SeriesPlan
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,80}$"
 
@@ -69,6 +70,7 @@ class Trial(BaseModel):
     numbers: Numbers
     filed_at: float
     where: Where = "predicted"
+    level: float | None = None  # the alpha its test was judged at (None: filed before it was kept)
 
 
 class LibraryEntry(BaseModel):
@@ -82,6 +84,9 @@ class LibraryEntry(BaseModel):
     edits: list[dict[str, Any]] = Field(default_factory=list)  # the `change` tool's edit objects
     manifest: ChangeManifestEntry | None = None  # as pre-registered in its first run
     trials: list[Trial] = Field(default_factory=list)
+    # A series of trials registered before the first of them (manifests/series.py): each later
+    # decision's level is fixed there, and the series' trials make one claim at its alpha.
+    series: SeriesPlan | None = None
 
     @model_validator(mode="after")
     def _filed_from_a_run(self) -> LibraryEntry:
@@ -93,6 +98,18 @@ class LibraryEntry(BaseModel):
     def decisions(self) -> list[Trial]:
         """One trial per judgement (a run's validation numbers repeat its decision)."""
         return [t for t in self.trials if t.where != "validation"]
+
+    def series_trials(self) -> list[Trial]:
+        """The decisions filed since the series was registered, in order (its trials)."""
+        if self.series is None:
+            return []
+        return [t for t in self.decisions if t.filed_at >= self.series.registered_at]
+
+    def next_level(self) -> float | None:
+        """The level the series fixed for the entry's next trial; None without a series, or
+        once its family is used up (a trial then claims nothing for the series)."""
+        index = len(self.series_trials())
+        return self.series.levels[index] if self.series and index < self.series.size else None
 
     @property
     def held(self) -> list[Trial]:
@@ -123,7 +140,9 @@ class LibraryEntry(BaseModel):
         lines = [f"# {self.id}", "", f"origin: {origin}", f"cue: {self.cue.root_cause}",
                  f"failure signature: {', '.join(self.cue.signature) or 'none recorded'}",
                  f"component: {self.component}", f"targeted fix: {self.targeted_fix}",
-                 f"record: {self.record()}", "", "## Trials"]
+                 f"record: {self.record()}",
+                 *([self.series.line()] if self.series else []), "", "## Trials"]
+        indices = {id(t): i for i, t in enumerate(self.series_trials())}
         for t in self.trials:
             n = t.numbers
             effect = "n/a" if n.effect is None else f"{100 * n.effect:+.1f} points"
@@ -135,7 +154,9 @@ class LibraryEntry(BaseModel):
             lines.append(f"- {t.decision} ({n.verdict}, {n.method}) in run {t.run_id} "
                          f"(change {t.change_id}, {'applied from the library' if t.applied else 'made there'}): "
                          f"model {t.model}, suite {t.suite}; effect on {on} {effect}; "
-                         f"{n.rollouts} rollouts" + (f"; p = {n.p_value:.3g}" if n.p_value is not None else ""))
+                         f"{n.rollouts} rollouts" + (f"; p = {n.p_value:.3g}" if n.p_value is not None else "")
+                         + (f"; level {t.level:g}" if t.level is not None else "")
+                         + _series_note(self.series, indices.get(id(t))))
         if not self.trials:
             lines.append("(none yet)")
         lines += ["", "## Edits (a `change` naming it as `library_entry` applies them as they are)",
@@ -143,6 +164,16 @@ class LibraryEntry(BaseModel):
                   *([] if self.edits else ["(not recorded: see the diff)"]),
                   "", "## Diff", diff or "(empty)"]
         return "\n".join(lines)
+
+
+def _series_note(series: SeriesPlan | None, index: int | None) -> str:
+    """Where a trial stands in the entry's series: its number and pre-registered level, or past
+    the family (it claims nothing for the series)."""
+    if series is None or index is None:
+        return ""
+    if index >= series.size:
+        return f" (past the series' family of {series.size}: claims nothing for it)"
+    return f" (series trial {index + 1} of {series.size}, pre-registered level {series.levels[index]:g})"
 
 
 def _edit_line(edit: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from evoharness.errors import EvoError
 from evoharness.evolve.agent.change import LIBRARY_TRAILER
 from evoharness.evolve.agent.tidy import edits_as_meant
 from evoharness.evolve.evaluate.compare import PairInterval, bonferroni, pair_interval_of_counts
@@ -23,6 +24,7 @@ from evoharness.evolve.run import read_run
 from evoharness.manifests.judgement import PAIRED_TRIAL, Judgement
 from evoharness.manifests.probe import plan_probe
 from evoharness.manifests.record import ChangeRecord
+from evoharness.manifests.series import SeriesPlan, Spending, register
 from evoharness.manifests.verdict import TrialVerdict
 from evoharness.workspace.repo import HarnessRepo
 
@@ -69,6 +71,29 @@ def file_run(library: Library, run_dir: str | Path) -> FilingReport:
     return report
 
 
+def register_series(library: Library, entry_id: str, size: int, alpha: float,
+                    spending: Spending = "equal") -> SeriesPlan:
+    """Register a series of `size` trials of one entry (a starter is copied into the library with
+    it), each trial's level fixed now; the loop judges a change applying the entry at its next
+    level. Refused while the entry's current series has trials left: its family was fixed first
+    and is not to be reshaped by its results."""
+    entries = {e.id: e for e in library.entries()}
+    starters = {e.id: e for e in starter_entries()}
+    if entry_id not in entries and entry_id not in starters:
+        raise EvoError("no such library or starter entry", file=library.root, field="entry",
+                       value=entry_id, hint="see `evoharness library list DIR`")
+    entry = entries.get(entry_id) or starters[entry_id]
+    if entry.series is not None and entry.next_level() is not None:
+        raise EvoError(f"its series has {entry.series.size - len(entry.series_trials())} trial(s) "
+                       "left", field="entry", value=entry_id,
+                       hint="run them; a new series is registered once the family is used up")
+    plan = register(f"{entry_id}-{len(entry.decisions) + 1}", size, alpha, spending)
+    diff = None if entry_id in entries else starter_diff(entry_id)
+    library.save([(entry.model_copy(update={"series": plan}), diff)],
+                 f"Register a series of {size} trial(s) of {entry_id}\n\n{plan.line()}")
+    return plan
+
+
 def _new_entry(record: ChangeRecord, trials: list[Trial], ledger: RunLedger) -> LibraryEntry:
     """The entry of a kept change: its cue is the failure signature of its evidence's tasks in the
     evaluation it was made from."""
@@ -93,6 +118,7 @@ def _trials(record: ChangeRecord, judgement: Judgement, model: str, suite: Path,
     return [Trial(run_id=judgement.run_id, change_id=record.id, iteration=judgement.iteration,
                   model=model, suite=Path(suite).name, suite_path=str(suite),
                   decision=record.decision, applied=applied, where=side,
+                  level=judgement.verdict.design.alpha,
                   numbers=trial_numbers(judgement, record.verdict, record.reason, side),
                   filed_at=time.time()) for side in sides]
 

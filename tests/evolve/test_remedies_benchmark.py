@@ -107,3 +107,33 @@ def test_each_reading_of_the_effect_says_what_it_is_over() -> None:
                         r"fixed size: the probe run to its cap; 6 wins, 0 losses\)", at_cap)
     assert at_decision == ("effect_at_decision_e: +50.0 [+10.0, +80.0] points "
                            "(99.17% over pairs, at every look)")
+
+
+def test_a_series_fixes_each_trials_level_before_the_first_and_refuses_one_past_its_family(
+        tmp_path: Path) -> None:
+    from evoharness.manifests.series import SeriesRecord
+
+    suite = write_suite(tmp_path / "suite", ["alpha"], ["omega"])
+    model = write_script(tmp_path / "model.yaml", [
+        {"when": {"instruction_has": ["alpha"]},
+         "replies": [{"tool": "done", "arguments": {"summary": "early"}}, {"run_line": True}]}])
+    series = tmp_path / "rescue-series.json"
+    common = ["--tasks", str(suite), "--model", model, "-k", "1", "--entries", "done-guard",
+              "--trial-rollouts", "24", "--stop-at-decision", "--series", str(series)]
+    first = bench("--dir", str(tmp_path / "one"), "--run-id", "one", *common, "--register", "2",
+                  "--family-alpha", "0.05", "--spending", "halving")
+    record = SeriesRecord.model_validate_json(series.read_text())
+    assert record.plan.levels == [0.025, 0.025] and record.plan.size == 2
+    assert "series_trial: 1 of 2 at level 0.025 (family-wise alpha 0.05" in first
+    assert read_run(tmp_path / "one")[0].verdicts.alpha == 0.025  # the trial ran at its level
+    bench("--dir", str(tmp_path / "two"), "--run-id", "two", *common)
+    record = SeriesRecord.model_validate_json(series.read_text())
+    assert [(t.index, t.run_id, t.level) for t in record.trials] == [(0, "one", 0.025),
+                                                                      (1, "two", 0.025)]
+    decision, p = record.trials[1].results["done-guard"]
+    assert decision == "keep" and p <= 0.025
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "remedies.py"), "--dir",
+                           str(tmp_path / "three"), "--run-id", "three", *common],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode != 0 and "the series is spent" in done.stderr
+    assert not (tmp_path / "three").exists()
