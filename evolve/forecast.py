@@ -62,15 +62,19 @@ class Pace(BaseModel):
     source: str  # where the figures come from, in words
 
 
-def plan(config: RunConfig, train: int, heldout: int) -> Plan:
-    evaluation = (train + heldout) * config.k
+def plan(config: RunConfig, train: int, heldout: int, validation: int = 0) -> Plan:
+    """`validation`: validation tasks are evaluated with the rest, and a change's trial then runs
+    two paired tests (its predicted tasks, then the validation tasks), each to the longer cap."""
+    evaluation = (train + validation + heldout) * config.k
+    probe_cap = (2 * config.verdicts.validation_max_rollouts if validation
+                 else config.verdicts.max_rollouts)
     exam = config.exam
     best_of = heldout * (exam.picks or exam.k) * (exam.best_of_n or 0)
     # the exam's seed arms take the baseline's held-out rollouts of the seed (evolve/evaluate/exam.py)
     reused = heldout * min(exam.k * SEED_RUNS, config.k * (2 if config.calibration else 1))
     return Plan(evaluations=config.stop.iterations + 1, evaluation=evaluation,
                 baseline_extra=evaluation if config.calibration else 0,
-                changes=config.max_changes, probe_cap=config.verdicts.max_rollouts,
+                changes=config.max_changes, probe_cap=probe_cap,
                 screen_cap=config.verdicts.screen_max_rollouts * train,
                 exam=heldout * exam.k * EXAM_RUNS + best_of - reused,
                 exam_of_seed=heldout * exam.k * SEED_RUNS + best_of - reused,
@@ -122,12 +126,13 @@ def describe(config: RunConfig, ledger: RunLedger | None = None) -> list[str]:
     splits = [split for task, split in suite.items()
               if config.task_ids is None or task.id in config.task_ids]
     return forecast_lines(config, splits.count("train"), splits.count("heldout"),
-                          pace(ledger, config))
+                          pace(ledger, config), splits.count("validation"))
 
 
-def forecast_lines(config: RunConfig, train: int, heldout: int, known: Pace | None) -> list[str]:
+def forecast_lines(config: RunConfig, train: int, heldout: int, known: Pace | None,
+                   validation: int = 0) -> list[str]:
     """The forecast in a few lines of text."""
-    p = plan(config, train, heldout)
+    p = plan(config, train, heldout, validation)
     twice = " (the baseline twice)" if p.baseline_extra else ""
     evaluations = (f"{p.evaluations}" if p.least_evaluations == p.evaluations
                    else f"{p.least_evaluations}-{p.evaluations}")

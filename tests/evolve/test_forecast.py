@@ -76,3 +76,13 @@ def test_an_exam_baseline_of_known_n_is_counted_and_one_of_the_evolution_s_is_na
     assert plan(given, 4, 3).exam == 24 - 12 + 3 * 2 * 5  # 3 tasks x 2 picks x 5 attempts
     unsized = DEMO.model_copy(update={"exam": DEMO.exam.model_copy(update={"baseline": "best-of"})})
     assert "its best-of baseline" in forecast_lines(unsized, 4, 3, None)[0]
+
+
+def test_validation_tasks_are_evaluated_and_lengthen_each_trial():
+    from evoharness.evolve.config import RunConfig
+    from evoharness.evolve.forecast import plan
+
+    config = RunConfig(run_id="r", tasks="tasks/suite", k=2)
+    without, with_ = plan(config, 8, 4), plan(config, 8, 4, validation=4)
+    assert with_.evaluation == without.evaluation + 4 * 2
+    assert (without.probe_cap, with_.probe_cap) == (100, 300)  # two tests of 150 each, at most
