@@ -16,6 +16,7 @@ from evoharness.files import FileMissing, read_text_inside, write_atomic
 
 from .bounded import MAX_EDITS, MAX_FILE_BYTES, load_yaml
 from .confine import confine, restore, snapshot
+from .kinds import KINDS, KindName
 from .repo import HarnessRepo
 from .spec import PROTECTED_BEGIN, PROTECTED_END, Budgets, HarnessSpec, LoadedHarness, Settings
 from .validate import SPEC_FILE, load_harness
@@ -30,8 +31,7 @@ JINJA_OPEN_RE = re.compile(r"^\s*\{%-?\s*(if|for)\b")
 JINJA_CLOSE_RE = re.compile(r"^\s*\{%-?\s*end(if|for)\b")
 JINJA_OPENERS = ("{{", "{%", "{#")
 BULLET_RE = re.compile(r"^[-*+]\s+")  # a markdown list marker, which append_rule adds itself
-KIND_LISTS = {"tool": "tools", "middleware": "middleware", "skill": "skills",
-              "subagent": "subagents"}
+KIND_LISTS = {k.name: k.list_key for k in KINDS}
 # What one edit may carry; load_harness bounds the files and bytes of the result.
 RULE_CHARS = 2_000
 PATH_CHARS = 255
@@ -180,7 +180,7 @@ class DeleteFile(_Edit):
 
 
 class _ComponentListEdit(_Edit):
-    kind: Literal["tool", "middleware", "skill", "subagent"]
+    kind: KindName
     name: str = Field(min_length=1, max_length=PATH_CHARS)
 
     def apply(self, root: Path) -> None:

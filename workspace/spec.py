@@ -8,10 +8,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .bounded import MAX_COMPONENTS
+from .kinds import COMPONENT_NAMES
 
-ComponentKind = Literal[
-    "system_prompt", "tool", "tool_impl", "middleware", "skill", "subagent", "memory", "settings"
-]
+ComponentKind = Literal[COMPONENT_NAMES]  # type: ignore[valid-type]
 
 # The functions a middleware file may define, in the order a rollout meets them
 # (agent/middleware.py).

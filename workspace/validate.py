@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evoharness.errors import EvoError, ValidationFailed, validation_problems
+from evoharness.workspace.kinds import BY_LIST, KINDS
 from evoharness.files import FileMissing, read_text_inside
 
 from .bounded import MAX_FILE_BYTES, MAX_HARNESS_BYTES, MAX_HARNESS_FILES, load_yaml
@@ -40,8 +41,7 @@ SPEC_FILE = "harness.yaml"
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 RESERVED_TOOLS = frozenset({"done"})  # registered by the runtime in every harness
 # harness.yaml list -> the folder its components live in (one file or one folder per name).
-COMPONENT_DIRS = {"tools": "tools", "middleware": "middleware", "skills": "skills",
-                  "subagents": "subagents"}
+COMPONENT_DIRS = {k.list_key: k.folder for k in KINDS}
 IGNORED_NAMES = frozenset({"__pycache__", ".DS_Store"})
 # Files git reads for how to check out or add the others: with them a checkout (an evaluation's
 # workspace) could differ from the tree a trial exports.
@@ -204,11 +204,9 @@ def _check_unregistered(root: Path, spec: HarnessSpec, problems: _Problems) -> N
 
 
 def _registered(kind: str, entry: Path, names: set[str]) -> bool:
-    if kind in ("skills", "subagents"):  # one folder per component, anything inside it
-        return entry.is_dir() and entry.name in names
-    # A middleware may keep its options beside its code (middleware/<name>.json).
-    allowed = {"tools": {".yaml", ".py"}, "middleware": {".py", ".json"}}[kind]
-    return entry.is_file() and entry.suffix in allowed and entry.stem in names
+    """Whether `entry` (in the folder of harness.yaml's list `kind`) is a registered name's."""
+    return (entry.is_dir() or entry.is_file()) and \
+        BY_LIST[kind].owns(entry.name, entry.is_dir(), names)
 
 
 def _load_named(root: Path, rel: str, model: type[_Named], name: str, field: str,

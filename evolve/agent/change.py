@@ -25,6 +25,7 @@ from evoharness.workspace.edits import (
     prompt_sections_as_rules,
     setting_keys,
 )
+from evoharness.workspace.kinds import KIND_NAMES
 from evoharness.workspace.repo import HarnessRepo
 from evoharness.workspace.spec import ToolSpec
 
@@ -50,10 +51,10 @@ _EDITS = [
     ("add_file", {"path": _STRING, "content": _STRING}),
     ("write_file", {"path": _STRING, "content": _STRING}),
     ("delete_file", {"path": _STRING}),
-    ("register_component", {"kind": {"type": "string", "enum": ["tool", "middleware", "skill",
-                                                                 "subagent"]}, "name": _STRING}),
-    ("unregister_component", {"kind": {"type": "string", "enum": ["tool", "middleware", "skill",
-                                                                   "subagent"]}, "name": _STRING}),
+    ("register_component", {"kind": {"type": "string", "enum": list(KIND_NAMES)},
+                            "name": _STRING}),
+    ("unregister_component", {"kind": {"type": "string", "enum": list(KIND_NAMES)},
+                              "name": _STRING}),
     ("set_setting", {"key": {"type": "string", "enum": setting_keys()},
                      "value": {"type": ["string", "number", "boolean"]}}),
 ]

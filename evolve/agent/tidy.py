@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from evoharness.manifests.schema import EvidenceRef, Prediction
 from evoharness.workspace.edits import Edit
+from evoharness.workspace.kinds import BY_NAME, kind_of_path
 from evoharness.workspace.spec import ComponentKind
 
 MANIFEST_KEYS = ("component", "root_cause", "targeted_fix", "failure_evidence",
@@ -172,13 +173,11 @@ def component_of(edit: Any) -> str | None:
     if edit.get("op") == "append_rule":
         return "system_prompt"
     if edit.get("op") in ("register_component", "unregister_component"):
-        return {"tool": "tool", "middleware": "middleware", "skill": "skill",
-                "subagent": "subagent"}.get(edit.get("kind"), "settings")
+        return edit.get("kind") if edit.get("kind") in BY_NAME else "settings"
     path = str(edit.get("path") or edit.get("file") or "")
-    prefixes = [("memory/", "memory"), ("middleware/", "middleware"), ("skills/", "skill"),
-                ("subagents/", "subagent"), ("harness.yaml", "settings")]
-    if path.startswith("tools/"):
-        return "tool_impl" if path.endswith(".py") else "tool"
+    if (kind := kind_of_path(path)) is not None:
+        return "tool_impl" if kind.name == "tool" and path.endswith(".py") else kind.name
+    prefixes = [("memory/", "memory"), ("harness.yaml", "settings")]
     return next((kind for prefix, kind in prefixes if path.startswith(prefix)),
                 "system_prompt" if path.endswith((".md", ".j2")) else None)
 

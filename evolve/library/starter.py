@@ -10,7 +10,7 @@ import functools
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -19,6 +19,7 @@ from evoharness.debugger.patterns import DETECTORS
 from evoharness.errors import EvoError
 from evoharness.workspace.edits import apply_edits
 from evoharness.workspace.repo import SEED_DIR
+from evoharness.workspace.kinds import KindName
 from evoharness.workspace.spec import ComponentKind
 
 from .entry import ID_PATTERN, Cue, LibraryEntry
@@ -42,7 +43,7 @@ class StarterSpec(BaseModel):
     # Patterns of the combined entries that this one does not answer, because it switches off the
     # check that does: left out of its cue, which decides the tasks its trial is tried on.
     leaves_out: list[str] = Field(default_factory=list)
-    registers: dict[Literal["tool", "middleware", "skill", "subagent"], list[str]] = Field(
+    registers: dict[KindName, list[str]] = Field(
         default_factory=dict)
     settings: dict[str, bool | int | float | str] = Field(default_factory=dict)  # set_setting
 
