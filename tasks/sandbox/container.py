@@ -19,8 +19,9 @@ from evoharness.tasks.sandbox.container_procs import ContainerProcs
 from evoharness.tasks.sandbox.engine import OWNER_LABEL, Engine, engine_env, owner_label, slug
 from evoharness.tasks.sandbox.host_python import PREFIX, host_python
 from evoharness.tasks.sandbox.images import TaskImage
-from evoharness.tasks.sandbox.host_files import chown_tree, copy_tree, remove_tree
+from evoharness.tasks.sandbox.host_files import chown_tree, copy_tree, remove_tree, tree_size
 from evoharness.tasks.sandbox.limits import Limits, disk_watchdog
+from evoharness.tasks.sandbox.volume import Volume
 from evoharness.tasks.sandbox.bwrap import APP, HARNESS, Mount, privileged, task_limits
 from evoharness.tasks.task import Task
 
@@ -92,6 +93,22 @@ def copy_image_app(image: TaskImage) -> Path:
     return app
 
 
+def app_on_volume(source: Path, limits: Limits) -> Volume | None:
+    """A copy of `source` as /app on a size-capped volume of its own (volume.py), as bubblewrap's
+    /app: the kernel counts every block written there, files deleted while open included. None
+    where this machine cannot mount one (not root): the watchdog then walks /app."""
+    volume = Volume.create(limits, holds=tree_size(source)) if privileged() else None
+    if volume is None:
+        return None
+    try:
+        copy_tree(source, volume.app)
+        volume.seal()
+    except BaseException:
+        volume.close()
+        raise
+    return volume
+
+
 class ContainerSandbox:
     """A Sandbox (tasks/sandbox/protocol.py) in a container of `image`. Its mounts are fixed when the
     container starts (at the first command): a later command asking for others is refused. A
@@ -101,7 +118,8 @@ class ContainerSandbox:
     def __init__(self, engine: Engine, image: TaskImage, app_dir: Path, *, task_id: str,
                  harness_dir: Path | None = None, allow_internet: bool = False,
                  limits: Limits = Limits(), agent_user: str | int | None = None,
-                 owns_app: bool = True, verifier: bool = False) -> None:
+                 owns_app: bool = True, verifier: bool = False,
+                 volume: Volume | None = None) -> None:
         self.engine = engine
         self.image = image  # tasks with the same files share it: names use `task_id`
         self.task_id = task_id
@@ -110,6 +128,7 @@ class ContainerSandbox:
         self.allow_internet = allow_internet
         self.limits = limits
         self.owns_app = owns_app
+        self.volume = volume  # the filesystem app_dir lives on, where there is one (its own)
         self.name = f"evo-{slug(task_id)}-{secrets.token_hex(5)}"
         # As root a fresh uid per sandbox, as with bubblewrap; otherwise the user's own, which
         # rootless podman maps into the container with --userns=keep-id.
@@ -128,20 +147,39 @@ class ContainerSandbox:
     def for_task(cls, task: Task, image: TaskImage, engine: Engine, *,
                  harness_dir: Path | None = None, limits: Limits | None = None
                  ) -> "ContainerSandbox":
-        return cls(engine, image, copy_image_app(image), task_id=task.id, harness_dir=harness_dir,
-                   allow_internet=task.config.environment.allow_internet,
-                   agent_user=task.config.agent.user, limits=limits or task_limits(task))
+        limits = limits or task_limits(task)
+        volume = app_on_volume(image.app, limits)
+        try:
+            return cls(engine, image, volume.app if volume else copy_image_app(image),
+                       task_id=task.id, harness_dir=harness_dir,
+                       allow_internet=task.config.environment.allow_internet,
+                       agent_user=task.config.agent.user, limits=limits, volume=volume)
+        except BaseException:
+            if volume is not None:
+                volume.close()
+            raise
 
     def fresh_copy(self, task: Task) -> Path:
         return copy_image_app(self.image)
 
     def handover(self, app_dir: Path) -> "ContainerSandbox":
         """A sandbox in a new container over `app_dir` for a fresh uid: this one's container
-        (and every process in it) is gone first."""
+        (and every process in it) is gone first. The same /app keeps its volume; another (a
+        separate verifier's) moves onto a volume of its own."""
         self.kill_leftovers()
-        return ContainerSandbox(self.engine, self.image, app_dir, task_id=self.task_id,
-                                allow_internet=self.allow_internet, limits=self.limits,
-                                owns_app=Path(app_dir) != self.app_dir, verifier=True)
+        same = Path(app_dir) == self.app_dir
+        volume = None if same or self.volume is None else app_on_volume(Path(app_dir), self.limits)
+        if volume is not None:
+            remove_tree(Path(app_dir))
+        try:
+            return ContainerSandbox(self.engine, self.image, volume.app if volume else app_dir,
+                                    task_id=self.task_id, allow_internet=self.allow_internet,
+                                    limits=self.limits, owns_app=not same, verifier=True,
+                                    volume=self.volume if same else volume)
+        except BaseException:
+            if volume is not None:
+                volume.close()
+            raise
 
     def writable_dir(self, name: str) -> Path:
         path = Path(tempfile.mkdtemp(prefix=f"evo-{name}-"))
@@ -172,14 +210,20 @@ class ContainerSandbox:
                 f"{self.identity.uid}:{self.identity.gid}", "--workdir", APP,
                 *[a for k, v in variables.items() for a in ("-e", f"{k}={v}")],
                 self.name, *host_python().bash, "-c", _WRAPPER, "evoharness", *argv]
-        watched = [self.app_dir, *([self.upper] if self.upper else []),
+        # /app on its volume is capped by the kernel; the rest is watched, with the deleted files
+        # the container's processes (not the engine's client) still hold.
+        watched = [*([] if self._capped() else [self.app_dir]),
+                   *([self.upper] if self.upper else []),
                    *(m.source for m in mounts if m.writable)]
         # In the sandbox's own directory: podman's conmon leaves an `oom` file in the working
         # directory of the container's and an exec's client when the memory cgroup kills.
         result = run_capped(argv, stdin=stdin, timeout=timeout, limits=self.limits,
                             preexec=None, cwd=self._private_dir(),
                             hooks=Hooks(env=engine_env(),
-                                        watchdog=disk_watchdog(watched, self.limits)))
+                                        watchdog=disk_watchdog(
+                                            watched, self.limits, pids=self.procs.pids,
+                                            devices=self.procs.root_device() if self.upper
+                                            else set())))
         return self._judged(result)
 
     def _judged(self, result: ExecResult) -> ExecResult:
@@ -230,7 +274,13 @@ class ContainerSandbox:
         # The first process (the engine's init, then sleep) is root with no capabilities, never
         # the agent's user: the agent's `kill -9 -1` or `kill 1` cannot end the container.
         first = ["--user", "0:0"] if privileged() else []
+        # A writable layer the host cannot watch (not overlay storage) is not writable at all:
+        # what the agent writes outside /app goes to tmpfs mounts, counted in its memory.
+        layer = [] if self.engine.layer_on_host() else \
+            ["--read-only", "--tmpfs", "/var/tmp:rw,nosuid,nodev,mode=1777", "--tmpfs",
+             "/run:rw,nosuid,nodev,mode=755"]
         return ["run", "-d", "--pull=never", "--name", self.name, "--init", *rootless, *first,
+                *layer,
                 "--label", f"{OWNER_LABEL}={owner_label()}",
                 "--label", f"evoharness.task={self.task_id}",
                 "--network", network, "--hostname", "sandbox",
@@ -291,7 +341,14 @@ class ContainerSandbox:
         self.mounts, self.upper = None, None
         return 1
 
+    def _capped(self) -> bool:
+        return self.volume is not None
+
     def close(self) -> None:
         self.kill_leftovers()
-        for owned in [*([self.app_dir] if self.owns_app else []), *filter(None, [self.private])]:
-            remove_tree(owned)  # the agent's tree may be nested past what rmtree walks
+        if self.owns_app and self.volume is not None:
+            self.volume.close()
+        elif self.owns_app:
+            remove_tree(self.app_dir)  # the agent's tree may be nested past what rmtree walks
+        if self.private is not None:
+            remove_tree(self.private)

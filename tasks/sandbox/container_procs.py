@@ -63,6 +63,14 @@ class ContainerProcs:
         number)."""
         return self.started is not None and _start_time(self.pid) == self.started
 
+    def root_device(self) -> set[int]:
+        """The device of the container's root filesystem as its processes see it (an overlay's
+        own), where its deleted files live."""
+        try:
+            return {os.stat(f"/proc/{self.pid}/root").st_dev} if self.pid > 0 else set()
+        except OSError:
+            return set()
+
     def pids(self) -> set[int]:
         """Every process in the container's cgroup (and any below it)."""
         top = self.dirs.get("pids") or self.dirs.get("unified") or self.dirs.get("memory")

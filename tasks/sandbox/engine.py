@@ -79,6 +79,11 @@ class Engine(BaseModel):
                                            (resource.RLIMIT_NPROC, "nproc", MAX_NPROC))
                 for a in ("--ulimit", f"{name}={_hard(kind, most)}:{_hard(kind, most)}")]
 
+    def layer_on_host(self) -> bool:
+        """Whether a container's writable layer is a directory this host can watch (overlay
+        storage, whose upper directory `inspect` names)."""
+        return _storage_driver(self) == "overlay"
+
     def no_volumes(self) -> list[str]:
         """`run`/`create` flags that put an image's VOLUMEs on a tmpfs (podman), counted in the
         container's memory and gone with it; docker's anonymous volumes go with `rm -v`."""
@@ -105,6 +110,12 @@ class Engine(BaseModel):
                 if owner and not owner_alive(owner)]
         self.remove(dead)
         return dead
+
+
+@functools.cache
+def _storage_driver(engine: Engine) -> str:
+    field = "{{.Store.GraphDriverName}}" if engine.name == "podman" else "{{.Driver}}"
+    return engine.text(["info", "--format", field], check=False)
 
 
 def _hard(kind: int, most: int) -> int:

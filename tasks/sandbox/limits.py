@@ -179,17 +179,20 @@ def _has_v2_memory() -> bool:
     return controllers.exists() and "memory" in controllers.read_text().split()
 
 
-def disk_usage(paths: list[Path], max_files: int, holder: int | None = None) -> tuple[int, int]:
+def disk_usage(paths: list[Path], max_files: int, holder: int | None = None,
+               holders: set[int] | None = None, devices: set[int] = frozenset()
+               ) -> tuple[int, int]:
     """(bytes, entries) under `paths`, links not followed, at any depth; a sparse file counts at
     its full size (a copy of it would be). Stops counting past `max_files` entries. With
     `holder` (a process id), adds the deleted files on those filesystems that it or any of its
-    descendants still holds open, or mapped (as root), which no walk can see."""
+    descendants still holds open, or mapped (as root), which no walk can see; `holders` names
+    those processes instead (a container's, which are not the host command's children)."""
     total, count = 0, 0
     for path in paths:
         used, seen = _tree_usage(str(path), max_files - count)
         total, count = total + used, count + seen
-    if holder is not None:
-        total += _held_deleted(holder, {_device(p) for p in paths} - {None})
+    if holder is not None or holders:
+        total += _held_deleted(holder, {_device(p) for p in paths} - {None} | devices, holders)
     return total, count
 
 
@@ -272,15 +275,17 @@ def _device(path: Path) -> int | None:
         return None
 
 
-def _held_deleted(holder: int, devices: set[int]) -> int:
+def _held_deleted(holder: int | None, devices: set[int], holders: set[int] | None = None) -> int:
     """Bytes of deleted regular files on `devices` that `holder` or its descendants hold through
     a descriptor, or a mapping (readable as root only). What a process hides from the host (not
     dumpable, when the host is not root) or has in flight on a socket is not seen."""
-    try:
-        root = psutil.Process(holder)
-        pids = [holder, *(p.pid for p in root.children(recursive=True))]
-    except psutil.Error:
-        return 0
+    pids = list(holders or [])
+    if holder is not None and not holders:
+        try:
+            root = psutil.Process(holder)
+            pids = [holder, *(p.pid for p in root.children(recursive=True))]
+        except psutil.Error:
+            return 0
     held: dict[tuple[int, int], int] = {}
     for pid in pids:
         for link in _deleted_links(pid):
@@ -310,18 +315,23 @@ def _deleted_links(pid: int) -> list[str]:
     return links
 
 
-def disk_watchdog(paths: list[Path], limits: Limits) -> Callable[[int], str] | None:
+def disk_watchdog(paths: list[Path], limits: Limits,
+                  pids: Callable[[], set[int]] | None = None,
+                  devices: set[int] = frozenset()) -> Callable[[int], str] | None:
     """A check, given a command's pid, that says "disk_limit" once `paths` hold more than the
     storage cap or the file-count cap (counting files its processes hold open after deleting
     them) and have grown since it was made (a command that frees space is left alone); None for
-    no paths."""
+    no paths. `pids` gives the processes to look in instead of the command's own tree (a
+    container's, which run under the engine, not under its client), and `devices` the other
+    filesystems whose deleted files count (a container's root, an overlay over `paths`)."""
     if not paths:
         return None
     cap, most = limits.storage_mb << 20, limits.max_files
     start_bytes, start_files = disk_usage(paths, most)
 
     def check(pid: int) -> str:
-        used, files = disk_usage(paths, most, holder=pid)
+        used, files = disk_usage(paths, most, holder=pid, holders=pids() if pids else None,
+                                 devices=devices)
         grew = (used > cap and used > start_bytes) or (files > most and files > start_files)
         return "disk_limit" if grew else ""
     return check

@@ -169,3 +169,28 @@ def test_a_container_stopped_from_outside_is_the_sandboxs_failure(tmp_path, in_c
         assert box.exec("echo hi", timeout=60).exit_reason == "sandbox_error"
     finally:
         box.close()
+
+
+# Two files of 15 MB, each deleted while still open (so no walk of paths sees them) and held
+# until the command ends: 30 MB on a 20 MB disk. One file stays under RLIMIT_FSIZE's 20 MB.
+# Written, the command holds them until the watchdog ends it.
+HIDDEN_WRITES = ("exec 3>{dir}/a 4>{dir}/b; rm {dir}/a {dir}/b; head -c 15M /dev/zero >&3 && "
+                 "head -c 15M /dev/zero >&4 || exit 1; echo wrote-both; "
+                 "while :; do sleep 0.1; done")
+
+
+@pytest.mark.parametrize("where", ["/app", "/var/tmp"])
+def test_files_deleted_while_open_count_against_the_disk(tmp_path, in_container, where):
+    """In /app the kernel refuses the write (the volume is full); in the writable layer the
+    watchdog counts what the container's processes hold and ends the command."""
+    task = user_task(tmp_path, test_sh="#!/bin/bash\necho 0 > /logs/verifier/reward.txt\n",
+                     replace={"storage_mb = 10240": "storage_mb = 20"})
+    box = in_container(task)
+    try:
+        done = box.exec(HIDDEN_WRITES.format(dir=where), timeout=120)
+    finally:
+        box.close()
+    if where == "/app":
+        assert "No space left" in done.output and "wrote-both" not in done.output, done
+    else:
+        assert done.exit_reason == "disk_limit", done
