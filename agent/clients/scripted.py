@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evoharness.agent.model import (ErrorKind, Message, ModelClient, ModelError, ModelReply,
                                     ModelRequest, ToolCall)
-from evoharness.errors import EvoError, ValidationFailed
+from evoharness.errors import EvoError, ValidationFailed, validation_problems
 
 BUILTIN_DIR = Path(__file__).with_name("scripts")
 _RUN_LINE = re.compile(r"^RUN: (.+)$", re.MULTILINE)
@@ -258,11 +258,8 @@ def load_script(path: Path) -> Script:
     try:
         return Script.model_validate(raw)
     except ValidationError as error:
-        raise ValidationFailed(f"model script {path}", [
-            EvoError(e["msg"], file=path, field=".".join(map(str, e["loc"])) or None,
-                     value=e.get("input"))
-            for e in error.errors()
-        ]) from None
+        raise ValidationFailed(f"model script {path}",
+                               validation_problems(error, file=path)) from None
 
 
 def scripted_model(source: str) -> RuleModel:

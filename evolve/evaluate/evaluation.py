@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evoharness.errors import EvoError
+from evoharness.errors import EvoError, validation_problems
 from evoharness.files import write_model
 from evoharness.manifests.history import TaskCounts
 from evoharness.tasks.executor import Executor, HarnessTree, RolloutSpec, rollout_specs
@@ -87,8 +87,11 @@ class EvalDir:
                            hint="create one with `evoharness eval DIR --harness ...`")
         try:
             return EvalPlan.model_validate_json(self.plan_file.read_bytes())
-        except ValueError as error:
-            raise EvoError(f"invalid evaluation plan: {error}", file=self.plan_file) from None
+        except ValidationError as error:  # its JSON too: pydantic parses it
+            first = validation_problems(error)[0]
+            raise EvoError(f"invalid evaluation plan: {first.message}", file=self.plan_file,
+                           field=first.field, hint="delete the evaluation directory and run "
+                           "`evoharness eval` again") from None
 
     def start(self, plan: EvalPlan) -> EvalPlan:
         """Write `plan`, or keep the stored one when it asks for the same rollouts (a resume)."""

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from evoharness.errors import EvoError
+from evoharness.errors import EvoError, validation_problems
 from evoharness.files import write_model
 from evoharness.manifests.judgement import Judgement, TrialSetup
 from evoharness.manifests.record import ChangeRecord
@@ -292,9 +292,9 @@ def _load(path: Path, model: type[M]) -> M:
         raise EvoError("a run record is missing", file=path,
                        hint="the run directory is damaged, or not an evoharness run") from None
     except ValidationError as error:
-        first = error.errors()[0]
-        raise EvoError(f"invalid run record: {first['msg']}", file=path,
-                       field=".".join(map(str, first["loc"])) or None) from None
+        first = validation_problems(error)[0]
+        raise EvoError(f"invalid run record: {first.message}", file=path,
+                       field=first.field) from None
 
 
 def _refuse_reused_ids(manifest: IterationManifest, every: list[IterationManifest],

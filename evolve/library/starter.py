@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evoharness.debugger.patterns import DETECTORS
-from evoharness.errors import EvoError
+from evoharness.errors import EvoError, validation_problems
 from evoharness.workspace.edits import apply_edits
 from evoharness.workspace.repo import SEED_DIR
 from evoharness.workspace.kinds import KindName
@@ -98,10 +98,9 @@ def _spec(path: Path) -> StarterSpec:
     except yaml.YAMLError as error:
         raise EvoError(f"invalid starter entry: {error}".splitlines()[0], file=path) from None
     except ValidationError as error:
-        first = error.errors()[0]
-        raise EvoError(f"invalid starter entry: {first['msg']}", file=path,
-                       field=".".join(map(str, first["loc"])) or None,
-                       value=first.get("input")) from None
+        first = validation_problems(error)[0]
+        raise EvoError(f"invalid starter entry: {first.message}", file=path, field=first.field,
+                       value=first.value) from None
 
 
 def _part(folder: Path, path: Path, name: str) -> LibraryEntry:

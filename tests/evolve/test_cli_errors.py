@@ -78,3 +78,16 @@ def test_an_exam_only_suite_stays_usable_by_eval(tmp_path):
     folder = write_suite(tmp_path / "exam", [], ["alpha", "beta"])
     suite = suite_tasks(folder, "heldout")
     assert suite.tasks == ["write-alpha", "write-beta"]
+
+
+@pytest.mark.parametrize("text", ['{"eval_id": "x"}', "{not json"])
+def test_a_damaged_evaluation_plan_is_one_line_naming_it(tmp_path, capsys, text):
+    folder = tmp_path / "evals" / "small"
+    folder.mkdir(parents=True)
+    (folder / "plan.json").write_text(text)
+    with pytest.raises(SystemExit) as exited:
+        main(["eval", str(folder)])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err.strip()
+    assert "\n" not in said and "validation error" not in said and "pydantic" not in said
+    assert said.startswith(f"error: {folder / 'plan.json'}: ") and "invalid evaluation plan" in said
