@@ -163,18 +163,19 @@ def choose_split(tasks: Path, task_ids: list[str] | None, heldout: str | None
 
 
 def _check_train_tasks(config: RunConfig, suite: Suite) -> None:
-    """A run evolves on its train tasks: with none (suite.toml holds every task out, or the
-    subset picks only held-out ones) it is refused as `--heldout` naming every task is."""
+    """A run evolves on its train tasks: with none (suite.toml holds every task out, as
+    validation or held-out, or the subset picks no train task) it is refused as `--heldout`
+    naming every task is."""
     wanted = config.task_ids
     train = [t for t in suite.train if wanted is None or t in wanted]
-    heldout = [t for t in suite.heldout if wanted is None or t in wanted]
-    if train or not heldout:
+    held = [t for t in [*suite.validation, *suite.heldout] if wanted is None or t in wanted]
+    if train or not held:
         return
-    if wanted is not None and len(wanted) < len(suite.train) + len(suite.heldout) and suite.train:
-        require_train(train, heldout, field="task_ids (--subset)")
+    if wanted is not None and suite.train:
+        require_train(train, held, field="task_ids (--subset)")
     elif config.split is None:
-        require_train(train, heldout, file=suite.root / "suite.toml", field="split.heldout")
-    require_train(train, heldout, field="heldout")
+        require_train(train, held, file=suite.root / "suite.toml", field="split")
+    require_train(train, held, field="heldout")
 
 
 def _check_task_ids(paths: RunPaths, config: RunConfig, suite: Suite) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from evoharness.evolve.cli import main
 from evoharness.evolve.evaluate.transfer import suite_tasks
-from tests.fixtures.suites import write_suite
+from tests.fixtures.suites import write_suite, write_task
 
 LONG = [f"{word}-with-a-rather-long-name-for-a-task" for word in
         ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]]
@@ -55,7 +55,7 @@ def test_every_task_held_out_is_refused_alike_from_suite_toml_and_from_heldout(t
     (folder / "suite.toml").unlink()
     from_flag = _refused(["init", str(tmp_path / "b"), "--tasks", str(folder),
                           "--heldout", ",".join(ids)], capsys)
-    assert from_file.startswith(f"{folder / 'suite.toml'}: split.heldout: ")
+    assert from_file.startswith(f"{folder / 'suite.toml'}: split: ")
     assert from_flag.startswith("heldout: ")
     for said in (from_file, from_flag):
         assert "every task would be held out: nothing to train on" in said
@@ -72,6 +72,16 @@ def test_a_subset_of_held_out_tasks_only_is_refused_too(tmp_path, capsys):
     said = _refused(["init", str(tmp_path / "run"), "--tasks", str(folder), "--subset",
                      "write-beta,write-gamma"], capsys)
     assert said.startswith("task_ids (--subset): every task would be held out")
+
+
+def test_a_suite_of_validation_tasks_only_is_refused_too(tmp_path, capsys):
+    folder = write_suite(tmp_path / "mine", [], [], split_file=False)
+    for word in ("alpha", "beta"):
+        write_task(folder, word)
+    (folder / "suite.toml").write_text(
+        '[split]\ntrain = []\nvalidation = ["write-alpha", "write-beta"]\nheldout = []\n')
+    said = _refused(["init", str(tmp_path / "run"), "--tasks", str(folder)], capsys)
+    assert said.startswith(f"{folder / 'suite.toml'}: split: every task would be held out")
 
 
 def test_an_exam_only_suite_stays_usable_by_eval(tmp_path):
