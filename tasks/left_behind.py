@@ -57,9 +57,11 @@ class LeftBehind(BaseModel):
     complete: bool = True  # False when the walk of /app stopped at a bound (deletions unknown)
 
 
-def capture(environment_dir: Path, app_dir: Path, *, summary: str, ended: str) -> LeftBehind:
-    """/app (`app_dir`) against the task's starting files (`environment_dir`, trusted)."""
-    start = _starting_files(environment_dir)
+def capture(environment_dir: Path, app_dir: Path, *, summary: str, ended: str,
+            whole: bool = False) -> LeftBehind:
+    """/app (`app_dir`) against the task's starting files (`environment_dir`, trusted: the
+    task's environment/, or with `whole` a copy of its image's /app, every name kept)."""
+    start = _starting_files(environment_dir, frozenset() if whole else NOT_COPIED)
     found, complete = _walk_app(app_dir, start)
     rows = [(rel, "added" if rel not in start else "changed", entry)
             for rel, entry in found.items() if entry.differs]
@@ -177,15 +179,15 @@ def _walk_app(app_dir: Path, start: dict[str, Path]) -> tuple[dict[str, _Entry],
     return found, complete
 
 
-def _starting_files(environment_dir: Path) -> dict[str, Path]:
-    """The task's starting files (what copy_task_files puts in /app) by relative path."""
+def _starting_files(environment_dir: Path, skipped: frozenset[str]) -> dict[str, Path]:
+    """The task's starting files (what the sandbox put in /app) by relative path."""
     if not environment_dir.is_dir():
         return {}
     start = {}
     for root, dirs, files in os.walk(environment_dir):
-        dirs[:] = [d for d in dirs if d not in NOT_COPIED]
+        dirs[:] = [d for d in dirs if d not in skipped]
         for name in files + [d for d in dirs if (Path(root) / d).is_symlink()]:
-            if name not in NOT_COPIED:
+            if name not in skipped:
                 path = Path(root) / name
                 start[path.relative_to(environment_dir).as_posix()] = path
     return start

@@ -132,9 +132,12 @@ def run_one(harness: LoadedHarness, model: Model, task: Task, sandbox_factory: S
         guard.closed = True
         if keep_left is not None:
             sandbox.kill_leftovers()  # the verifier's handover would; now nothing changes /app
-            keep_left(capture(task.environment_dir, sandbox.app_dir,
+            # A container's /app starts as its image's (built files included), not environment/.
+            start = getattr(sandbox, "start_dir", None)
+            keep_left(capture(start or task.environment_dir, sandbox.app_dir,
                               summary=agent.final if agent else "",
-                              ended=agent.exit_reason if agent else ExitReason.ROLLOUT_TIMEOUT))
+                              ended=agent.exit_reason if agent else ExitReason.ROLLOUT_TIMEOUT,
+                              whole=start is not None))
         check = verify(task, sandbox)
     finally:
         sandbox.close()

@@ -85,13 +85,16 @@ def status(
 
 
 def sweep(engine: str = typer.Option("auto", "--engine", help=ENGINE_HELP)) -> None:
-    """Remove the containers evoharness processes left when they were killed (every batch of
-    rollouts does this too).
+    """Remove the containers and temporary folders evoharness processes left when they were
+    killed (every batch of rollouts does this too).
 
     Example: evoharness env sweep
     """
     from evoharness.tasks.sandbox.engine import require_engine
+    from evoharness.tasks.sandbox.leftovers import sweep_dirs
 
     removed = require_engine(engine).sweep()
     print(f"removed {len(removed)} container(s) left by processes that are gone"
           + (f": {', '.join(removed)}" if removed else ""))
+    folders = sweep_dirs()
+    print(f"removed {len(folders)} temporary folder(s) left by processes that are gone")

@@ -11,13 +11,13 @@ import random
 import resource
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import psutil
 from pydantic import BaseModel, ConfigDict
 
 from evoharness.agent.environment import ExecResult
+from evoharness.tasks.sandbox.leftovers import owned_dir
 from evoharness.tasks.sandbox.capture import Hooks, run_capped
 from evoharness.tasks.sandbox.host_files import chown_tree, copy_tree, remove_tree, tree_size
 from evoharness.tasks.sandbox.limits import Cgroup, Limits, cpu_set, disk_watchdog, rlimits
@@ -213,7 +213,7 @@ class BwrapSandbox:
             texts["resolv.conf"] = f"nameserver {DNS}\n"
         if not texts:
             return {}
-        self.private = Path(tempfile.mkdtemp(prefix="evo-box-"))
+        self.private = owned_dir("box")
         self.private.chmod(0o755)
         files = {name: self.private / name for name in texts}
         for name, path in files.items():
@@ -228,7 +228,7 @@ class BwrapSandbox:
 
     def writable_dir(self, name: str) -> Path:
         """A fresh host directory the sandbox's user may write (e.g. /logs/verifier)."""
-        path = Path(tempfile.mkdtemp(prefix=f"evo-{name}-"))
+        path = owned_dir(name)
         self._chown(path)
         return path
 
@@ -369,7 +369,7 @@ def task_limits(task: Task) -> Limits:
 def copy_task_files(task: Task, into: Path | None = None) -> Path:
     """A private writable copy of environment/ without the Dockerfile: the task's /app (`into`, an
     empty directory, or a new one)."""
-    app = into or Path(tempfile.mkdtemp(prefix=f"evo-app-{task.id}-"))
+    app = into or owned_dir("app", task.id)
     if task.environment_dir.is_dir():
         shutil.copytree(task.environment_dir, app, dirs_exist_ok=True, symlinks=True,
                         ignore=shutil.ignore_patterns("Dockerfile", ".dockerignore"))

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import random
 import secrets
-import tempfile
 from pathlib import Path
 
 from evoharness.agent.environment import ExecResult
 from evoharness.agent.exits import CommandExit
+from evoharness.tasks.sandbox.leftovers import owned_dir
 from evoharness.tasks.sandbox.capture import Hooks, run_capped
 from evoharness.tasks.sandbox.container_procs import ContainerProcs
 from evoharness.tasks.sandbox.engine import OWNER_LABEL, Engine, engine_env, owner_label, slug
@@ -88,7 +88,7 @@ def _table(passwd: str) -> dict[str, tuple[int, int, str]]:
 
 def copy_image_app(image: TaskImage) -> Path:
     """A private copy of the image's /app (owners, modes and links kept): a sandbox's /app."""
-    app = Path(tempfile.mkdtemp(prefix=f"evo-app-{image.task_id}-"))
+    app = owned_dir("app", image.task_id)
     copy_tree(image.app, app)
     return app
 
@@ -129,6 +129,7 @@ class ContainerSandbox:
         self.limits = limits
         self.owns_app = owns_app
         self.volume = volume  # the filesystem app_dir lives on, where there is one (its own)
+        self.start_dir = image.app  # what /app held at the start (tasks/left_behind.py)
         self.name = f"evo-{slug(task_id)}-{secrets.token_hex(5)}"
         # As root a fresh uid per sandbox, as with bubblewrap; otherwise the user's own, which
         # rootless podman maps into the container with --userns=keep-id.
@@ -182,7 +183,7 @@ class ContainerSandbox:
             raise
 
     def writable_dir(self, name: str) -> Path:
-        path = Path(tempfile.mkdtemp(prefix=f"evo-{name}-"))
+        path = owned_dir(name)
         if privileged():
             chown_tree(path, self.identity.uid)  # a verifier's: a fresh uid, its own gid
         return path
@@ -309,7 +310,7 @@ class ContainerSandbox:
     def _private_dir(self) -> Path:
         """A host directory of this sandbox's own (its user tables), deleted at close."""
         if self.private is None:
-            self.private = Path(tempfile.mkdtemp(prefix="evo-box-"))
+            self.private = owned_dir("box")
             self.private.chmod(0o755)
         return self.private
 

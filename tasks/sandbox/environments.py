@@ -20,6 +20,7 @@ from evoharness.tasks.sandbox.container import ContainerSandbox
 from evoharness.tasks.sandbox.dockerfile import builds_something
 from evoharness.tasks.sandbox.engine import Engine, EngineChoice, find_engine, require_engine
 from evoharness.tasks.sandbox.images import BuildFailed, ImageBuilder, Skipped, TaskImage
+from evoharness.tasks.sandbox.leftovers import sweep_dirs
 from evoharness.tasks.sandbox.protocol import Sandbox, SandboxFactory
 from evoharness.tasks.task import Task
 
@@ -85,6 +86,7 @@ class Environments:
             self._engine = require_engine(settings.engine)
         self.images: dict[str, TaskImage] = {}
         self.swept = False
+        self.swept_dirs = False
 
     @property
     def engine(self) -> Engine | None:
@@ -113,7 +115,11 @@ class Environments:
 
     def prepare(self, tasks: Sequence[Task]) -> Prepared:
         """Build (or find in the cache) the image of each task that runs in a container, and
-        sweep the containers that dead processes left; nothing is raised for a task."""
+        sweep the containers and directories that dead processes left; nothing is raised for a
+        task."""
+        if not self.swept_dirs:  # what killed processes left: their /app copies, their files
+            sweep_dirs()
+            self.swept_dirs = True
         wanted = {str(t.root): t for t in tasks if self.in_container(t)}
         if not wanted:
             return Prepared()

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from rich.console import Console
 
 from evoharness.agent.environment import ExecResult
 from evoharness.errors import EvoError
+from evoharness.tasks.sandbox.leftovers import owned_dir
 from evoharness.tasks.sandbox.capture import Hooks, run_capped
 from evoharness.tasks.sandbox.limits import Limits
 from evoharness.tasks.sandbox.bwrap import HARNESS, BwrapSandbox, Mount, copy_task_files, task_limits
@@ -29,7 +29,7 @@ class UnsafeHostSandbox:
 
     def __init__(self, app_dir: Path, *, harness_dir: Path | None = None,
                  limits: Limits = Limits(), owns_app: bool = True) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="evo-unsafe-"))
+        self.root = owned_dir("unsafe")
         self.app_dir = Path(app_dir)
         self.owns_app = owns_app
         self.harness_dir = harness_dir
@@ -73,7 +73,7 @@ class UnsafeHostSandbox:
                 continue  # binary files keep their bytes
 
     def writable_dir(self, name: str) -> Path:
-        return Path(tempfile.mkdtemp(prefix=f"evo-{name}-"))
+        return owned_dir(name)
 
     def exec(self, command: str, *, timeout: float, stdin: str = "",
              mounts: list[Mount] | None = None, env: dict[str, str] | None = None) -> ExecResult:

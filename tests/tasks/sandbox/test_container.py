@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -235,11 +236,15 @@ def test_env_sweep_removes_only_containers_whose_owner_is_gone(tmp_path, contain
     import socket
 
     from evoharness.tasks.sandbox.engine import OWNER_LABEL, owner_label
+    from evoharness.tasks.sandbox.leftovers import owned_dir
     from tests.fixtures.containers import base_image
     from tests.tasks.sandbox.test_owners import dead_token
 
     dead, live = unique("evo-sweep-dead"), unique("evo-sweep-live")
     owners = {dead: f"{socket.gethostname()}:{dead_token()}", live: owner_label()}
+    left_dir = Path(tempfile.gettempdir()) / f"evo-box-{dead_token()}-{unique('x')}"
+    (left_dir / "deep").mkdir(parents=True)  # a killed process's private folder
+    live_dir = owned_dir("box")
     for name, owner in owners.items():
         ENGINE.run(["create", "--name", name, "--label", f"{OWNER_LABEL}={owner}", base_image(),
                     "true"])
@@ -252,7 +257,9 @@ def test_env_sweep_removes_only_containers_whose_owner_is_gone(tmp_path, contain
         # Any sweep on this machine may remove it (a suite running beside this one sweeps at
         # every batch), so what is checked of this one's is that it names each it removed.
         said = re.fullmatch(r"removed (\d+) container\(s\) left by processes that are gone"
-                            r"(?:: (.+))?\n", swept)
+                            r"(?:: (.+))?\nremoved \d+ temporary folder\(s\) left by "
+                            r"processes that are gone\n", swept)
+        assert not left_dir.exists() and live_dir.is_dir()
         assert said, swept
         names = said.group(2).split(", ") if said.group(2) else []
         assert len(names) == int(said.group(1)) and live not in names, swept
@@ -261,3 +268,18 @@ def test_env_sweep_removes_only_containers_whose_owner_is_gone(tmp_path, contain
         assert status["engine"] == ENGINE.name and status["bases"]["ubuntu:*"]["present"]
     finally:
         ENGINE.remove(list(owners))
+        shutil.rmtree(live_dir, ignore_errors=True)
+        shutil.rmtree(left_dir, ignore_errors=True)
+
+
+def test_what_the_agent_left_is_compared_with_the_images_app(tmp_path, container_home):
+    """The image built /app/built.txt: not the agent's, so not listed as added."""
+    task = load_task(tool_task(tmp_path / "left"))
+    model = ScriptedModel([json_action("shell", command=f"{TOOL} hello > /app/out.txt"),
+                           json_action("done", summary="solved")])
+    [path] = run_rollouts(load_harness(SEED_DIR), "seed", [(task, "train")], model, run_id="ct",
+                          iteration=0, out_dir=tmp_path / "rollouts", keep_left=True,
+                          sandbox_factory=_in_container(container_home))
+    left = RolloutResult.model_validate_json(path.read_text()).left
+    assert left is not None
+    assert {(f.path, f.change) for f in left.files} == {("out.txt", "added")}, left.files
