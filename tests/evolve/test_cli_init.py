@@ -82,7 +82,7 @@ def test_heldout_overrides_a_suite_tomls_split(tmp_path, capsys):
     folder = write_suite(tmp_path / "mine", ["alpha", "beta", "gamma"], ["delta"])
     config = _init(tmp_path / "run", "--tasks", str(folder), "--model", "scripted:done",
                    "--heldout", "write-alpha,write-gamma")
-    assert config["split"] == {"train": ["write-beta", "write-delta"],
+    assert config["split"] == {"train": ["write-beta", "write-delta"], "validation": [],
                                "heldout": ["write-alpha", "write-gamma"]}
     assert "held out 2 of 4 tasks (--heldout)" in " ".join(capsys.readouterr().out.split())
     (folder / "suite.toml").write_text('[split]\ntrain = ["write-alpha"]\nheldout = []\n')
