@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from evoharness.agent.environment import ExecResult
 from evoharness.tasks.sandbox.leftovers import owned_dir
 from evoharness.tasks.sandbox.capture import Hooks, run_capped
+from evoharness.tasks.sandbox.host_python import hidden_suites
 from evoharness.tasks.sandbox.host_files import chown_tree, copy_tree, remove_tree, tree_size
 from evoharness.tasks.sandbox.limits import Cgroup, Limits, cpu_set, disk_watchdog, rlimits
 from evoharness.tasks.sandbox.network import DNS, UserNetwork, require_slirp
@@ -244,6 +245,8 @@ class BwrapSandbox:
                 "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
         for path in python_dirs:
             args += [*_dirs_for(path), "--ro-bind", path, path]
+        for hidden in hidden_suites(python_dirs):  # an installed suite's hidden tests
+            args += ["--perms", "0555", "--tmpfs", hidden]
         all_mounts = [Mount(source=self.app_dir, dest=APP, writable=True), *mounts]
         if self.harness_dir is not None:
             all_mounts.append(Mount(source=self.harness_dir, dest=HARNESS))

@@ -17,7 +17,7 @@ from evoharness.tasks.sandbox.leftovers import owned_dir
 from evoharness.tasks.sandbox.capture import Hooks, run_capped
 from evoharness.tasks.sandbox.container_procs import ContainerProcs
 from evoharness.tasks.sandbox.engine import OWNER_LABEL, Engine, engine_env, owner_label, slug
-from evoharness.tasks.sandbox.host_python import PREFIX, host_python
+from evoharness.tasks.sandbox.host_python import PREFIX, hidden_suites, host_python
 from evoharness.tasks.sandbox.images import TaskImage
 from evoharness.tasks.sandbox.host_files import chown_tree, copy_tree, remove_tree, tree_size
 from evoharness.tasks.sandbox.limits import Limits, disk_watchdog
@@ -304,8 +304,10 @@ class ContainerSandbox:
         for source, _, _ in binds:
             if ":" in str(source) or "," in str(source):
                 raise ValueError(f"cannot bind-mount a path holding ':' or ',': {source}")
-        return [a for source, dest, writable in binds
-                for a in ("-v", f"{source}:{dest}:{'rw' if writable else 'ro'}")]
+        hidden = [f"{PREFIX}{d}:ro,size=4k,mode=0555" for d in hidden_suites(host_python().mounts)]
+        return [*(a for source, dest, writable in binds
+                  for a in ("-v", f"{source}:{dest}:{'rw' if writable else 'ro'}")),
+                *(a for tmpfs in hidden for a in ("--tmpfs", tmpfs))]
 
     def _private_dir(self) -> Path:
         """A host directory of this sandbox's own (its user tables), deleted at close."""

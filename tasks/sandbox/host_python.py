@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import struct
 import sys
 import sysconfig
@@ -64,6 +65,20 @@ def _interpreter(binary: str) -> str:
 
 def _covered(path: str, others: list[str]) -> bool:
     return any(path == o or path.startswith(o.rstrip("/") + "/") for o in others)
+
+
+def hidden_suites(roots: list[str]) -> list[str]:
+    """The built-in suite's folders (hidden tests/ and solution/ of every task) that an install
+    of evoharness put under one of `roots` (a sandbox mounts them for Python): a sandbox puts an
+    empty tmpfs over each. An editable install keeps the suite in the checkout, mounted nowhere."""
+    import evoharness.tasks
+
+    prefixes = {sys.prefix, sys.base_prefix, "/usr/local", "/usr"}
+    sites = {d for p in prefixes for d in site.getsitepackages([p])}
+    found = {os.path.realpath(Path(d) / "evoharness" / "tasks" / "suite") for d in sites}
+    found.add(os.path.realpath(Path(evoharness.tasks.__file__).parent / "suite"))
+    real = [os.path.realpath(r) for r in roots]
+    return sorted(d for d in found if os.path.isdir(d) and _covered(d, real))
 
 
 @cache

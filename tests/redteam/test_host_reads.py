@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.faults.conftest import FIXTURE_TASKS, evoharness
+from tests.redteam.backends import container_home, sandbox_factory
 from evoharness.workspace.repo import SEED_DIR
 
+__all__ = ["container_home", "sandbox_factory"]  # the fixtures, used by name
 SECRET = "evo-host-secret-4c1d"  # a string only the root-only file holds
 LINKED = "symlinks and special files are not allowed"
 # A FIFO nobody writes would block a reader that follows it or opens it blocking: on main the
@@ -103,3 +105,28 @@ def test_an_instruction_fifo_is_refused_without_blocking(tmp_path: Path) -> None
     (task / "instruction.md").unlink()
     os.mkfifo(task / "instruction.md")
     refused_quietly("tasks", "check", task, needle="instruction.md: (file): is not a regular file")
+
+
+def test_an_installed_suites_hidden_tests_are_not_readable_in_a_sandbox(
+        tmp_path: Path, monkeypatch, sandbox_factory) -> None:
+    """A non-editable install puts the built-in suite (each task's tests/ and solution/) into
+    site-packages, which both sandboxes mount for the harness's Python."""
+    from evoharness.tasks.sandbox.host_python import host_python
+    from tests.redteam.verifier_rollout import attack, user_task
+
+    prefix = tmp_path / "venv"  # a virtual environment with evoharness installed into it
+    site = prefix / "lib" / "python3.11" / "site-packages"
+    secret = site / "evoharness" / "tasks" / "suite" / "count-lines" / "tests" / "expected.txt"
+    secret.parent.mkdir(parents=True)
+    secret.write_text(SECRET)
+    prefix.chmod(0o755)
+    task = user_task(tmp_path, test_sh="#!/bin/bash\necho 0 > /logs/verifier/reward.txt\n")
+    monkeypatch.setattr("sys.prefix", str(prefix))
+    host_python.cache_clear()
+    try:
+        _, [out] = attack(tmp_path, task, f"ls {site}/evoharness/tasks; cat {secret}",
+                          factory=sandbox_factory)
+    finally:
+        monkeypatch.undo()
+        host_python.cache_clear()
+    assert SECRET not in out and "suite" in out, out
