@@ -48,10 +48,8 @@ def check(
 
 
 def components(harness: LoadedHarness) -> dict[str, list[str]]:
-    """The names a validated harness has active, by kind."""
-    return {
-        "tools": [tool.name for tool in harness.tools],
-        "middleware": harness.middleware,
-        "skills": [skill.name for skill in harness.skills],
-        "subagents": [agent.name for agent in harness.subagents],
-    }
+    """The names a validated harness has active, by kind (harness.yaml's lists, in the order of
+    the registry of kinds, workspace/kinds.py)."""
+    from evoharness.workspace.kinds import KINDS
+
+    return {kind.list_key: list(getattr(harness.spec, kind.list_key)) for kind in KINDS}
