@@ -185,9 +185,10 @@ def commit_shas(history: list[tuple[str, dict[str, str]]]) -> list[str]:
 
 
 GIT_CLONE = ("The project's git repository is shipped as a bundle, `/app/project.bundle`. Clone it "
-             "with\n`git clone /app/project.bundle /app/project` and work in `/app/project`. If "
-             "git asks who you\nare, set an identity inside the repository (`git config user.name "
-             "agent` and\n`git config user.email agent@example.com`).\n\n")
+             "with `git clone /app/project.bundle /app/project` and work in `/app/project`.\n\n")
+GIT_IDENTITY = ("If git asks who you are when you commit, set an identity inside the clone first: "
+                "`cd /app/project` and then `git config user.name agent` and "
+                "`git config user.email agent@example.com`.\n\n")
 
 
 # --- hidden tests ------------------------------------------------------------------------------
@@ -334,3 +335,9 @@ def log_lines(rng: random.Random, n: int, levels: tuple[str, ...] = ("INFO", "WA
         entries.append((f"2024-05-{rng.randint(10, 10):02d} {s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}",
                         level, message))
     return entries
+
+
+def redirect_hint(path: str, index: int) -> str:
+    """For even instances, a sentence saying that the command's output goes into the file: the
+    embedded model often prints the right answer and never writes it (its calibration rollouts)."""
+    return f" Redirect the command's output into the file (`... > {path}`)." if index % 2 == 0 else ""

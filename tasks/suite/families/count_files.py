@@ -1,5 +1,5 @@
 """Count the files with one extension in a folder tree."""
-from _common import WORDS, Task, tests_answer
+from _common import Task, WORDS, redirect_hint, tests_answer
 
 CATEGORY = "file-operations"
 WHAT = "count the files with one extension in a folder (with or without its subfolders)"
@@ -26,6 +26,6 @@ def make(i, rng):
         solve = f"find /app/{root} -maxdepth 1 -type f -name '*{ext}' | wc -l > /app/count.txt"
     files[f"{root}/notes{ext}.orig"] = "not counted\n"
     instruction = f"""How many files whose names end in `{ext}` are in the folder `/app/{root}`,
-{scope}? Write just that number to `/app/count.txt`."""
+{scope}? Write just that number to `/app/count.txt`.{redirect_hint("/app/count.txt", i)}"""
     return Task(instruction, files, tests_answer("/app/count.txt", str(count)), solve,
                 tags=["files", "count"])

@@ -1,5 +1,5 @@
 """Count the lines that hold a word."""
-from _common import NAMES, WORDS, Task, tests_answer
+from _common import NAMES, Task, WORDS, redirect_hint, tests_answer
 
 CATEGORY = "text-processing"
 WHAT = "count the lines of a file that contain a word, or its blank or non-blank lines"
@@ -30,6 +30,6 @@ def make(i, rng):
         count = len(lines)
         what = "lines it has in all (blank lines count too)"
         cmd = f"wc -l < /app/{src}"
-    instruction = f"""How many {what} in `/app/{src}`? Write just the number to `{out}`."""
+    instruction = f"""How many {what} in `/app/{src}`? Write just the number to `{out}`.{redirect_hint(out, i)}"""
     return Task(instruction, {src: "\n".join(lines) + "\n"}, tests_answer(out, str(count)),
                 f"{cmd} > {out}", tags=["text", "count"])

@@ -1,5 +1,5 @@
 """Name the largest (or smallest) file in a folder."""
-from _common import WORDS, Task, tests_answer
+from _common import Task, WORDS, redirect_hint, tests_answer
 
 CATEGORY = "file-operations"
 WHAT = "write the name of the largest or the smallest file in a folder"
@@ -14,7 +14,7 @@ def make(i, rng):
     pick = stems[sizes.index(max(sizes) if largest else min(sizes))] + ".dat"
     which = "largest" if largest else "smallest"
     instruction = f"""Which file in `/app/{folder}` is the {which} (in bytes)? Write just its name
-(like `{stems[0]}.dat`, not a path) to `/app/{which}.txt`."""
+(like `{stems[0]}.dat`, not a path) to `/app/{which}.txt`.{redirect_hint(f"/app/{which}.txt", i)}"""
     cmd = f"ls -S /app/{folder} | head -n 1" if largest else f"ls -S /app/{folder} | tail -n 1"
     return Task(instruction, files, tests_answer(f"/app/{which}.txt", pick),
                 f"{cmd} > /app/{which}.txt", tags=["files", "size"])

@@ -1,5 +1,5 @@
 """Make a branch with one commit on it, leaving main alone."""
-from _common import GIT_CLONE, NAMES, WORDS, Task, commit_shas
+from _common import GIT_CLONE, GIT_IDENTITY, NAMES, WORDS, Task, commit_shas
 
 CATEGORY = "git"
 WHAT = "create a branch from main, commit one new file on it, and leave main where it was"
@@ -12,7 +12,7 @@ def make(i, rng):
     message = f"Add {file}"
     history = [("Start", {"README.md": "# app\n"}), ("Add the code", {"app.py": "print('hi')\n"})]
     tip = commit_shas(history)[-1]
-    instruction = GIT_CLONE + f"""Create a branch `{branch}` from `main`. On it, add the file
+    instruction = GIT_CLONE + GIT_IDENTITY + f"""Create a branch `{branch}` from `main`. On it, add the file
 `{file}` holding the line `{text.strip()}` and commit it with the message `{message}`. `main` must
 stay where it is (the new commit is only on `{branch}`)."""
     tests = f'''

@@ -1,5 +1,5 @@
 """Change one line in a cloned repository and commit it."""
-from _common import GIT_CLONE, SERVICES, Task, commit_shas, solve_replace
+from _common import GIT_CLONE, GIT_IDENTITY, SERVICES, Task, commit_shas, solve_replace
 
 CATEGORY = "git"
 WHAT = "clone a repository, change one line of a file and commit it with a given message"
@@ -24,7 +24,7 @@ def make(i, rng):
                "Longer timeout", "More workers"][i]
     where = f"the line `{line}` to `{newline}`" if key else f"its content `{old}` to `{new}`"
     expected = body.replace(line + "\n", newline + "\n", 1)
-    instruction = GIT_CLONE + f"""In `{file}`, change {where}, and commit that change on `main` as
+    instruction = GIT_CLONE + GIT_IDENTITY + f"""In `{file}`, change {where}, and commit that change on `main` as
 one new commit with the message `{message}`. Nothing else changes. Leave no uncommitted changes."""
     tests = f'''
 from judge import agent_run

@@ -21,8 +21,9 @@ def make(i, rng):
     extra = (f" Do not commit `{leave}`: leave it untracked, and add a `.gitignore` holding the line "
              f"`{leave}` to the commit so it stays out.") if leave else " Commit every file in it."
     instruction = f"""Make `/app/{folder}` a git repository (branch `main`) and commit its files as
-one first commit with the message `{message}`.{extra} If git asks who you are, set an identity
-inside the repository (`git config user.name agent`, `git config user.email agent@example.com`)."""
+one first commit with the message `{message}`.{extra} If git asks who you are when you commit, run
+`git config user.name agent` and `git config user.email agent@example.com` inside `/app/{folder}`
+after `git init`."""
     if leave:
         tracked = sorted(tracked + [".gitignore"])
     tests = f'''

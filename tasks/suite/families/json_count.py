@@ -1,7 +1,7 @@
 """Count the items of a JSON list that match."""
 import json
 
-from _common import NAMES, Task, tests_answer
+from _common import NAMES, Task, redirect_hint, tests_answer
 
 CATEGORY = "csv-json"
 WHAT = "count the items of a JSON list whose field has a given value"
@@ -21,7 +21,7 @@ def make(i, rng):
     data = items if top else {"count_hint": "ignore me", "items": items}
     where = "the JSON list in" if top else "the list under the key `items` in"
     instruction = f"""How many objects in {where} `/app/{src}` have `"{key}": {shown}`? Write just
-the number to `/app/count.txt`."""
+the number to `/app/count.txt`.{redirect_hint("/app/count.txt", i)}"""
     access = "d" if top else "d['items']"
     py = (f"import json; d = json.load(open('/app/{src}')); "
           f"print(sum(1 for x in {access} if x['{key}'] == {want!r}))")

@@ -1,7 +1,7 @@
 """Read one value out of a JSON file."""
 import json
 
-from _common import NAMES, SERVICES, Task, tests_answer
+from _common import NAMES, SERVICES, Task, redirect_hint, tests_answer
 
 CATEGORY = "csv-json"
 WHAT = "write one (nested) value of a JSON file"
@@ -27,6 +27,6 @@ def make(i, rng):
         src, "".join(f"[{k!r}]" for k in path))
     instruction = f"""In `/app/{src}`, what is the value of `{dotted}` (the key `{path[-1]}`
 {"inside `" + path[0] + "`" if len(path) > 1 else "at the top level"})? Write just that value,
-without quotes, to `{out}`."""
+without quotes, to `{out}`.{redirect_hint(out, i)}"""
     return Task(instruction, {src: json.dumps(data, indent=2) + "\n"}, tests_answer(out, str(value)),
                 f'python3 -c "{py}" > {out}', tags=["json"])

@@ -1,5 +1,5 @@
 """Count the log lines of one level."""
-from _common import Task, log_lines, tests_answer
+from _common import Task, log_lines, redirect_hint, tests_answer
 
 CATEGORY = "log-analysis"
 WHAT = "count the lines of a log with one level (the level field, not a word in the message)"
@@ -18,6 +18,6 @@ def make(i, rng):
     out = f"/app/{level.lower()}_count.txt"
     instruction = f"""Each line of `/app/{src}` is `DATE TIME LEVEL MESSAGE`. How many lines have
 the level `{level}`? Count by the level field (the third field), not by a word in the message.
-Write just the number to `{out}`."""
+Write just the number to `{out}`.{redirect_hint(out, i)}"""
     return Task(instruction, {src: "\n".join(lines) + "\n"}, tests_answer(out, str(count)),
                 f"awk '$3 == \"{level}\"' /app/{src} | wc -l > {out}", tags=["logs", "count"])

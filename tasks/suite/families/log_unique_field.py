@@ -1,5 +1,5 @@
 """List the distinct values of one log field."""
-from _common import NAMES, Task
+from _common import NAMES, Task, redirect_hint
 
 CATEGORY = "log-analysis"
 WHAT = "list the distinct values of one field of a log (IPs, users, status codes), sorted"
@@ -45,7 +45,7 @@ def make(i, rng):
                      or l.split("user=")[1].split()[0] for l in lines})
     out = f"/app/{kind}s.txt"
     instruction = f"""List every distinct value of {field} that appears in `/app/{src}`, each once, one per
-line, sorted (plain `sort` order), in `{out}`."""
+line, sorted (plain `sort` order), in the file `{out}`.{redirect_hint(out, i)}"""
     return Task(instruction, {src: "\n".join(lines) + "\n"},
                 TESTS.format(out=out, values=values),
                 f"{cmd.split(' | ')[0]} /app/{src}" + "".join(f" | {c}" for c in cmd.split(" | ")[1:])
