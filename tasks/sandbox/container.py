@@ -304,10 +304,17 @@ class ContainerSandbox:
         for source, _, _ in binds:
             if ":" in str(source) or "," in str(source):
                 raise ValueError(f"cannot bind-mount a path holding ':' or ',': {source}")
-        hidden = [f"{PREFIX}{d}:ro,size=4k,mode=0555" for d in hidden_suites(host_python().mounts)]
-        return [*(a for source, dest, writable in binds
-                  for a in ("-v", f"{source}:{dest}:{'rw' if writable else 'ro'}")),
-                *(a for tmpfs in hidden for a in ("--tmpfs", tmpfs))]
+        # An installed suite's hidden tests, under the Python mounted above: an empty folder
+        # over each (a bind, which the engine mounts after its parent; a tmpfs it mounts first).
+        binds += [(self._empty_dir(), PREFIX + d, False)
+                  for d in hidden_suites(host_python().mounts)]
+        return [a for source, dest, writable in binds
+                for a in ("-v", f"{source}:{dest}:{'rw' if writable else 'ro'}")]
+
+    def _empty_dir(self) -> Path:
+        empty = self._private_dir() / "empty"
+        empty.mkdir(mode=0o555, exist_ok=True)
+        return empty
 
     def _private_dir(self) -> Path:
         """A host directory of this sandbox's own (its user tables), deleted at close."""

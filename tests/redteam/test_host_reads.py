@@ -108,10 +108,10 @@ def test_an_instruction_fifo_is_refused_without_blocking(tmp_path: Path) -> None
 
 
 def test_an_installed_suites_hidden_tests_are_not_readable_in_a_sandbox(
-        tmp_path: Path, monkeypatch, sandbox_factory) -> None:
+        tmp_path: Path, monkeypatch, sandbox_factory, request) -> None:
     """A non-editable install puts the built-in suite (each task's tests/ and solution/) into
     site-packages, which both sandboxes mount for the harness's Python."""
-    from evoharness.tasks.sandbox.host_python import host_python
+    from evoharness.tasks.sandbox.host_python import host_python, inside
     from tests.redteam.verifier_rollout import attack, user_task
 
     prefix = tmp_path / "venv"  # a virtual environment with evoharness installed into it
@@ -121,6 +121,8 @@ def test_an_installed_suites_hidden_tests_are_not_readable_in_a_sandbox(
     secret.write_text(SECRET)
     prefix.chmod(0o755)
     task = user_task(tmp_path, test_sh="#!/bin/bash\necho 0 > /logs/verifier/reward.txt\n")
+    if request.node.callspec.params["sandbox_factory"] == "container":  # where it is mounted
+        site, secret = Path(inside(site)), Path(inside(secret))
     monkeypatch.setattr("sys.prefix", str(prefix))
     host_python.cache_clear()
     try:
