@@ -87,6 +87,10 @@ def suite_tasks(root: Path, split: str) -> SuiteTasks:
     by hash_split, as `init` does."""
     if split not in SPLITS:
         raise EvoError("unknown split", field="split", value=split, hint=f"one of {SPLITS}")
+    if (Path(root) / "task.toml").is_file():  # else a folder of no tasks: nothing would run
+        raise EvoError("is one task's folder, not a folder of tasks", file=root, field="--tasks",
+                       hint=f"name its parent and the task: --tasks {Path(root).parent} "
+                            f"--task-ids {Path(root).name}")
     own = None if has_split_file(root) else hash_split(task_ids_in(Path(root)))
     suite = load_suite(root, own)
     return SuiteTasks(root=suite.root, split=own,

@@ -198,3 +198,18 @@ def test_compare_stores_what_a_stopped_evaluation_left(tmp_path: Path, monkeypat
     assert "stored 4 rollouts a stopped evaluation left" in after["stderr"]
     assert [(t["a"]["total"], t["b"]["passes"]) for t in after["tasks"]] == [(1, 1)] * 2
     assert "stored" not in _compared(str(out))["stderr"]  # nothing left the second time
+
+
+def test_eval_of_one_tasks_folder_says_how_to_name_it(tmp_path: Path) -> None:
+    """It ran nothing ("0 rollouts run"): a task's folder holds no task folders."""
+    model = write_script(tmp_path / "s.yaml", [solve_rule(has=[HELPFUL_RULE])])
+    tasks = write_suite(tmp_path / "tasks", ["alpha", "beta"], [], split_file=False)
+    one = tasks / "write-alpha"
+    options = ["--harness", f"plain={SEED_DIR}", "--model", model, "-k", "1"]
+    done = CliRunner().invoke(app, ["eval", str(tmp_path / "one"), *options, "--tasks", str(one)])
+    assert isinstance(done.exception, EvoError), done.output
+    said = str(done.exception)
+    assert str(one) in said and f"--task-ids {one.name}" in said and "\n" not in said
+    assert not (tmp_path / "one" / "plan.json").exists()
+    cli("eval", str(tmp_path / "named"), *options, "--tasks", str(tasks), "--task-ids", one.name)
+    assert len(list(EvalDir(tmp_path / "named").rollouts.glob("*.json"))) == 1
