@@ -4,8 +4,9 @@ Each task's pass rate over k rollouts, with a 95% Wilson interval, then how many
 passed, always passed and passed sometimes, per split and per tier. The exam can see a harness
 gain only on tasks the seed passes sometimes but not always.
 
-    python benchmarks/suite.py [-k 4] [--subset all|train|heldout|demo] [--tasks ID,ID]
-                               [--model embedded] [--harness SEED_DIR] [--workers 2] [--dir DIR]
+    python benchmarks/suite.py [-k 4] [--subset all|train|validation|heldout|demo] [--tasks ID,ID]
+                               [--family NAME,NAME] [--model embedded] [--harness SEED_DIR]
+                               [--workers 2] [--dir DIR]
 
 The rollouts are stored in an evaluation directory (`evoharness eval`'s format, so `evoharness
 compare` and SQL read it too), DIR/<model>-k<k>-<selection>[-<harness>]: run the same command
@@ -33,14 +34,15 @@ from pydantic import BaseModel, ConfigDict
 from evoharness.errors import EvoError
 from evoharness.text import comma_list
 from evoharness.manifests.history import TaskCounts
-from evoharness.tasks.task import Suite, load_suite
+from evoharness.tasks.task import Suite, Task, load_suite
 from evoharness.traces.store import TraceStore
 from evoharness.workspace.repo import SEED_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "tasks" / "suite"
 DEFAULT_DIR = ROOT / "runs" / "suite-benchmark"
-SUBSETS = ("all", "train", "heldout", "demo")
+SUBSETS = ("all", "train", "validation", "heldout", "demo")
+SIDES = ("train", "validation", "heldout")
 INFORMATIVE = (0.2, 0.8)  # pass rates at which a task can show a gain or a loss
 # Tiers: Harbor's difficulty, except that an easy task tagged one-step is shown as its own tier.
 ONE_STEP = "one-step"
@@ -66,10 +68,20 @@ class TaskRate(BaseModel):
         return self.passes / self.total
 
 
-def select(suite: Suite, subset: str, task_ids: list[str] | None) -> list[str]:
-    """The tasks to measure, in suite order: `task_ids` when given, else the subset's."""
+def select(suite: Suite, subset: str, task_ids: list[str] | None,
+           families: list[str] | None = None) -> list[str]:
+    """The tasks to measure, in suite order: `task_ids` when given, else the subset's, narrowed to
+    the instances of `families` (task.toml's metadata.family) when those are given."""
     if subset not in SUBSETS:
         raise EvoError("unknown subset", field="--subset", value=subset, hint=f"one of {SUBSETS}")
+    if families:
+        known = {family_of(task) for task in suite.tasks.values()} - {None}
+        unknown = sorted(set(families) - known)
+        if unknown:
+            raise EvoError("no such task family in the suite", file=suite.root, field="--family",
+                           value=unknown, hint=f"families: {', '.join(sorted(known))}")
+        picked = select(suite, subset, task_ids)
+        return [t for t in picked if family_of(suite.tasks[t]) in families]
     if task_ids:
         unknown = sorted(set(task_ids) - set(suite.tasks))
         if unknown:
@@ -83,12 +95,19 @@ def select(suite: Suite, subset: str, task_ids: list[str] | None) -> list[str]:
     return [t.id for t, _ in suite.items() if t.id in wanted]
 
 
+def family_of(task: Task) -> str | None:
+    """The task family a generated task is an instance of (task.toml's metadata.family)."""
+    return (task.config.metadata.model_extra or {}).get("family")
+
+
 def eval_dir(base: Path, model: str, k: int, subset: str, task_ids: list[str] | None,
-             harness: str | None = None) -> Path:
+             harness: str | None = None, families: list[str] | None = None) -> Path:
     """One evaluation directory per model, k, selection and harness (none: the seed), so each
     command resumes its own."""
     chosen = subset if not task_ids else \
         "tasks-" + hashlib.sha1(",".join(sorted(task_ids)).encode()).hexdigest()[:8]
+    if families:
+        chosen += "-families-" + hashlib.sha1(",".join(sorted(families)).encode()).hexdigest()[:8]
     name = f"{_slug(model)}-k{k}-{chosen}" + (f"-{_slug(harness)}" if harness else "")
     return base / name
 
@@ -153,7 +172,7 @@ def metrics(rows: list[TaskRate], stored: Stored) -> list[str]:
               for outcome in ("pass", "fail", "timeout", "infra_error")]
     if stored.seconds:
         lines.append(f"seconds_per_rollout: {sum(stored.seconds) / len(stored.seconds):.1f} s")
-    groups = {"all": rows, **{s: [r for r in rows if r.split == s] for s in ("train", "heldout")},
+    groups = {"all": rows, **{s: [r for r in rows if r.split == s] for s in SIDES},
               **{t: [r for r in rows if r.difficulty == t] for t in TIERS}}
     for name, members in groups.items():
         if not members:
@@ -240,9 +259,10 @@ def run_benchmark(args: argparse.Namespace) -> Measured:
 
     model = args.model or default_model()
     task_ids = comma_list(args.tasks) if args.tasks else None
+    families = comma_list(args.family) if args.family else None
     suite = load_suite(SUITE)
-    chosen = select(suite, args.subset, task_ids)
-    folder = eval_dir(args.dir, model, args.k, args.subset, task_ids, args.harness)
+    chosen = select(suite, args.subset, task_ids, families)
+    folder = eval_dir(args.dir, model, args.k, args.subset, task_ids, args.harness, families)
     print(f"{len(chosen)} tasks x k={args.k} on {model}, stored in {folder}", file=sys.stderr)
     kept = args.keep / folder.name if args.keep else None
     if kept is not None:
@@ -263,6 +283,8 @@ def parser() -> argparse.ArgumentParser:
     found.add_argument("-k", type=int, default=4, help="rollouts per task (default 4)")
     found.add_argument("--subset", default="all", help=f"one of {SUBSETS} (default all)")
     found.add_argument("--tasks", help="comma-separated task ids (instead of --subset)")
+    found.add_argument("--family", help="comma-separated task families (tasks/suite/families/): "
+                       "only their instances, within --subset")
     found.add_argument("--model", default=None, help="a model spec (default: the embedded one)")
     found.add_argument("--harness", help="a harness: a directory with harness.yaml, RUN or "
                        "RUN@REV, as `evoharness eval` takes it (default: the seed)")

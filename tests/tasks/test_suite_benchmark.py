@@ -36,6 +36,29 @@ def test_select_keeps_suite_order_and_refuses_unknown_tasks():
         select(suite, "half", None)
 
 
+def test_select_by_side_and_by_family():
+    """Validation is a side of its own (never counted as train), and --family narrows any side
+    to the instances of the families named; an unknown family is refused, naming the option."""
+    suite = load_suite(SUITE)
+    validation = select(suite, "validation", None)
+    assert validation == suite.validation and not set(validation) & set(suite.train)
+    train_sums = select(suite, "train", None, ["csv-sum"])
+    assert train_sums and all(t.startswith("csv-sum-") and t in suite.train for t in train_sums)
+    every = select(suite, "all", None, ["csv-sum", "git-branch"])
+    assert len(every) == 12 and set(train_sums) < set(every)
+    assert select(suite, "all", ["csv-sum-1", "count-lines"], ["csv-sum"]) == ["csv-sum-1"]
+    with pytest.raises(EvoError, match="no such task family") as caught:
+        select(suite, "all", None, ["csv-sum", "no-such-family"])
+    assert "--family" in str(caught.value)
+
+
+def test_rates_label_validation_tasks_by_their_side():
+    suite = load_suite(SUITE)
+    [task] = suite.validation[:1]
+    [row] = rates(suite, {task: TaskCounts(passes=1, total=2)})
+    assert row.split == "validation" and row.difficulty in ("one-step", "easy")
+
+
 def test_each_selection_gets_its_own_directory():
     base = Path("/runs")
     assert eval_dir(base, "embedded", 4, "all", None) == base / "embedded-k4-all"
@@ -46,6 +69,9 @@ def test_each_selection_gets_its_own_directory():
         eval_dir(base, "embedded", 4, "all", ["a"])
     assert eval_dir(base, "embedded", 4, "all", None, "runs/night@iter-002").name == \
         "embedded-k4-all-runs-night-iter-002"
+    by_family = eval_dir(base, "embedded", 4, "train", None, None, ["csv-sum"])
+    assert by_family != eval_dir(base, "embedded", 4, "train", None) and \
+        by_family != eval_dir(base, "embedded", 4, "train", None, None, ["git-branch"])
 
 
 def test_rates_intervals_and_spread():
