@@ -84,12 +84,14 @@ TASK_LINKS = {
 }
 
 
+@pytest.mark.parametrize("environment", ["host", "container"])
 @pytest.mark.parametrize("how", list(TASK_LINKS))
-def test_tasks_check_never_follows_a_link(tmp_path: Path, how: str) -> None:
+def test_tasks_check_never_follows_a_link(tmp_path: Path, how: str, environment: str) -> None:
     rel, text = TASK_LINKS[how]
     task = Path(shutil.copytree(FIXTURE_TASKS / "hello-world", tmp_path / "task"))
     link(task / rel, root_only(tmp_path, text))
-    stderr = refused_quietly("tasks", "check", task, "--json", needle="is a symbolic link")
+    stderr = refused_quietly("tasks", "check", task, "--json", "--environment", environment,
+                             needle="is a symbolic link")
     assert f"{task / rel}: (file): is a symbolic link; links are never followed" in stderr
 
 

@@ -1,7 +1,8 @@
 """Attacks on the host through a rollout, driven by a scripted agent through the runner with the
 real sandbox: reading the host's secrets from the sandbox's own processes, exhausting memory,
 disk or CPU, reaching the host's services with allow_internet, leaving state for later commands.
-Each must be contained, reported and leave the rollout recorded. Cgroup, network-namespace and
+Each must be contained, reported and leave the rollout recorded; those taking `sandbox_factory`
+run in both backends (bubblewrap and a container, tests/redteam/backends.py). Cgroup, network-namespace and
 uid tests need root (as CI runs); the README says what a non-root user gets instead."""
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ import pytest
 from evoharness.tasks.sandbox.limits import Cgroup, Limits
 from evoharness.tasks.sandbox.bwrap import BwrapSandbox
 
+from .backends import container_home, sandbox_factory
 from .verifier_rollout import attack, user_task
 
+__all__ = ["container_home", "sandbox_factory"]  # the fixtures, used by name
 KEY = "sk-evo-redteam-4b1d"
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="cgroups and namespaces need root here")
 PASS_TEST_SH = "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n"
@@ -68,28 +71,29 @@ LEFT_IN_TMP = "find /tmp ~ -xdev -mindepth 1 -not -type d | wc -l"
 
 
 @needs_root
-def test_tmp_is_capped_and_counted(tmp_path):
+def test_tmp_is_capped_and_counted(tmp_path, sandbox_factory):
     task = limited_task(tmp_path, memory_mb=256)
     result, [out, later] = attack(
         tmp_path, task,
         "for i in 1 2 3 4; do head -c 100M /dev/zero > /tmp/f$i || echo full; done; du -smx /tmp",
-        LEFT_IN_TMP)
+        LEFT_IN_TMP, factory=sandbox_factory)
     found = re.search(r"^(\d+)\s+/tmp", out, re.M)
     assert found, out
     used = int(found.group(1))
     assert "full" in out and used <= 256 // 2, out  # half the memory, the rest for processes
-    assert later.split("[exit")[0].strip() == "0"  # a fresh /tmp for the next command
+    if sandbox_factory is BwrapSandbox.for_task:  # a container's /tmp lasts the rollout
+        assert later.split("[exit")[0].strip() == "0"  # a fresh /tmp for the next command
 
 
 @needs_root
-def test_filling_app_stops_at_the_storage_cap(tmp_path):
+def test_filling_app_stops_at_the_storage_cap(tmp_path, sandbox_factory):
     """storage_mb = 64: /app is a filesystem with room for 64 MiB, so a command writing 5 MB
     every 50 ms (500 MB if let run) gets ENOSPC once it is full, and /app holds at most 64 MiB."""
     task = limited_task(tmp_path, storage_mb=64)
     result, [out, size] = attack(
         tmp_path, task,
         "for i in $(seq 100); do head -c 5M /dev/zero > /app/f$i; sleep 0.05; done; echo finished",
-        "du -sm /app")
+        "du -sm /app", factory=sandbox_factory)
     assert "No space left on device" in out
     used = int(size.split()[0])
     assert 60 <= used <= 64, size
@@ -173,22 +177,24 @@ def test_tmp_and_home_do_not_outlive_a_command(tmp_path):
 
 
 @needs_root
-def test_the_agent_runs_as_its_user_and_the_verifier_as_another(tmp_path):
+def test_the_agent_runs_as_its_user_and_the_verifier_as_another(tmp_path, sandbox_factory):
     test_sh = ('#!/bin/bash\n[ "$(id -u)" != "$(cat /app/agent_uid)" ] && [ "$(whoami)" != agent ] '
                '&& [ "$(stat -c %u /app)" = "$(id -u)" ] && echo 1 > /logs/verifier/reward.txt\n')
     task = user_task(tmp_path, test_sh=test_sh, replace={"[agent]\n": '[agent]\nuser = "agent"\n'})
-    result, [who] = attack(tmp_path, task, "whoami; id -u > /app/agent_uid; id -u")
+    result, [who] = attack(tmp_path, task, "whoami; id -u > /app/agent_uid; id -u",
+                           factory=sandbox_factory)
     assert who.startswith("agent\n") and int(who.split()[1]) != 0
     assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
 
 
-def test_a_separate_verifier_sees_only_the_declared_artifacts(tmp_path):
+def test_a_separate_verifier_sees_only_the_declared_artifacts(tmp_path, sandbox_factory):
     test_sh = ('#!/bin/bash\n[ -f /app/out.txt ] && [ ! -e /app/evil.py ] && [ ! -e /app/fifo ] '
                '&& echo 1 > /logs/verifier/reward.txt\n')
     task = user_task(tmp_path, test_sh=test_sh, toml='[verifier.env]\nX = "1"\n',
                      replace={"[verifier]\n": '[verifier]\nenvironment_mode = "separate"\n',
                               'version = "1.0"\n': 'version = "1.0"\nartifacts = ["/app/out.txt", "/app/fifo"]\n'})
-    result, _ = attack(tmp_path, task, "echo ok > out.txt; echo 'import os' > evil.py; mkfifo fifo")
+    result, _ = attack(tmp_path, task, "echo ok > out.txt; echo 'import os' > evil.py; mkfifo fifo",
+                       factory=sandbox_factory)
     assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
     assert "artifact entries refused" in result.verifier_tail  # the FIFO
 
@@ -222,7 +228,10 @@ def _accept(server: socket.socket, seen: list[str]) -> None:
 
 
 @needs_root
-def test_internet_does_not_open_the_hosts_loopback_or_abstract_sockets(tmp_path, host_listener):
+def test_internet_does_not_open_the_hosts_loopback_or_abstract_sockets(tmp_path, host_listener,
+                                                                        sandbox_factory):
+    """In a container (whose test image has no Python) bash probes the loopback; the abstract
+    sockets are the host network namespace's, which the container does not share either."""
     port, abstract, seen = host_listener
     task = limited_task(tmp_path, allow_internet="true")
     probe = ("python3 - <<'EOF'\nimport socket\n"
@@ -232,8 +241,12 @@ def test_internet_does_not_open_the_hosts_loopback_or_abstract_sockets(tmp_path,
              "s = socket.socket(socket.AF_UNIX)\n"
              f"try:\n    s.connect('\\0{abstract}'); print('reached abstract')\n"
              "except OSError as e:\n    print('blocked abstract', type(e).__name__)\nEOF")
-    result, [_, out] = attack(tmp_path, task, "cat /proc/net/dev", probe)
-    assert "reached" not in out and out.count("blocked") == 3, out
+    probes = 3
+    if sandbox_factory is not BwrapSandbox.for_task:
+        probe, probes = (f"for h in 127.0.0.1 10.0.2.2; do (exec 3<>/dev/tcp/$h/{port}) "
+                         "2>/dev/null && echo reached $h || echo blocked $h; done"), 2
+    result, [_, out] = attack(tmp_path, task, "cat /proc/net/dev", probe, factory=sandbox_factory)
+    assert "reached" not in out and out.count("blocked") == probes, out
     assert seen == []
     assert result.outcome.value == "pass", (result.exit_reason, result.verifier_tail[-500:])
 

@@ -35,10 +35,13 @@ from evoharness.tasks.reward import read_reward
 from evoharness.tasks.sandbox.bwrap import BwrapSandbox
 from evoharness.tasks.task import load_task
 
+from .backends import container_home, sandbox_factory
 from .verifier_rollout import (
     FIXTURES, attack, contained, succeeded, suite_task, user_task, without_nested_sandbox,
 )
 
+__all__ = ["container_home", "sandbox_factory"]  # the fixtures, used by name; tests taking
+# sandbox_factory run in both backends (bubblewrap and a container)
 SECRET = "evo-host-secret-7f3a"  # a string only the host's files hold
 
 
@@ -231,12 +234,12 @@ def test_read_reward_refuses_special_files_without_blocking(tmp_path):
     assert read_reward(hard)[0] is None
 
 
-def test_verifier_env_values_are_never_shell_expanded(tmp_path):
+def test_verifier_env_values_are_never_shell_expanded(tmp_path, sandbox_factory):
     toml = '[verifier.env]\nEVO_PROBE = "$(touch /app/ran)`touch /app/ran2`"\n'
     test_sh = ('#!/bin/bash\n[ "$EVO_PROBE" = \'$(touch /app/ran)`touch /app/ran2`\' ] '
                '&& [ ! -e /app/ran ] && [ ! -e /app/ran2 ] && echo 1 > /logs/verifier/reward.txt\n')
     task = user_task(tmp_path, test_sh=test_sh, toml=toml)
-    result, _ = attack(tmp_path, task, "true")
+    result, _ = attack(tmp_path, task, "true", factory=sandbox_factory)
     assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
 
 
@@ -332,10 +335,10 @@ def _comparing_task(tmp_path, test_sh=COMPARING_TEST_SH):
                               'version = "1.0"\n': 'version = "1.0"\nartifacts = ["/app"]\n'})
 
 
-def test_a_chain_of_links_into_the_tests_does_not_cross_over(tmp_path):
+def test_a_chain_of_links_into_the_tests_does_not_cross_over(tmp_path, sandbox_factory):
     """tar's filter checks `out.txt` before `zz` exists, when its target still looks inside
     /app; every link is checked again against the final tree."""
-    result, _ = attack(tmp_path, _comparing_task(tmp_path), LINK_CHAIN)
+    result, _ = attack(tmp_path, _comparing_task(tmp_path), LINK_CHAIN, factory=sandbox_factory)
     contained(result)
     assert "1 artifact entries refused" in result.verifier_tail  # out.txt; zz -> . is harmless
 
@@ -347,10 +350,10 @@ def test_the_chain_of_links_passes_with_the_final_check_off(tmp_path, monkeypatc
     assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
 
 
-def test_links_that_stay_in_app_cross_over(tmp_path):
+def test_links_that_stay_in_app_cross_over(tmp_path, sandbox_factory):
     test_sh = ('#!/bin/bash\n[ "$(cat /app/out.txt)" = inside ] && [ -L /app/out.txt ] '
                '&& echo 1 > /logs/verifier/reward.txt\n')
     result, _ = attack(tmp_path, _comparing_task(tmp_path, test_sh),
                        "mkdir d && echo inside > d/f && ln -s d dl && ln -s zz/dl/f out.txt "
-                       "&& ln -s . zz")
+                       "&& ln -s . zz", factory=sandbox_factory)
     assert (result.outcome.value, result.reward) == ("pass", 1.0), result.verifier_tail
