@@ -175,11 +175,12 @@ class Suite(BaseModel):
     validation: list[str] = []  # judge changes in their trials; never shown to the evolve agent
     demo: list[str] = []  # [demo] tasks: train tasks for a short showcase run (README)
     demo_heldout: list[str] = []  # [demo] heldout: held-out tasks its final exam uses
+    demo_validation: list[str] = []  # [demo] validation: validation tasks its trials run
 
     @property
     def demo_tasks(self) -> list[str]:
         """The showcase run's tasks (`init --subset demo`)."""
-        return [*self.demo, *self.demo_heldout]
+        return [*self.demo, *self.demo_validation, *self.demo_heldout]
 
     def items(self, split: Split | None = None) -> list[tuple[Task, Split]]:
         """(task, split) pairs in suite order, optionally one split only."""
@@ -316,6 +317,7 @@ class TaskSplit(BaseModel):
 class _DemoSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
     tasks: list[str] = []
+    validation: list[str] = []
     heldout: list[str] = []
 
 
@@ -385,6 +387,9 @@ def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
     problems += [EvoError("demo held-out task is not a held-out task", file=where,
                           field="demo.heldout", value=t)
                  for t in demo.heldout if t not in split.heldout]
+    problems += [EvoError("demo validation task is not a validation task", file=where,
+                          field="demo.validation", value=t)
+                 for t in demo.validation if t not in split.validation]
     problems += [EvoError("task is listed twice", file=where, field="split", value=t)
                  for t in sorted({t for t in listed if listed.count(t) > 1})]
     tasks: dict[str, Task] = {}
@@ -396,4 +401,5 @@ def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
     if problems:
         raise ValidationFailed(f"suite {root}", problems)
     return Suite(root=root, tasks=tasks, train=split.train, heldout=split.heldout,
-                 validation=split.validation, demo=demo.tasks, demo_heldout=demo.heldout)
+                 validation=split.validation, demo=demo.tasks, demo_heldout=demo.heldout,
+                 demo_validation=demo.validation)

@@ -151,3 +151,12 @@ def test_suite_validation_tasks_are_their_own_split(tmp_path):
         load_suite(root)
     assert [(p.message, p.value) for p in info.value.problems] == [
         ("task is listed twice", "hello-world")]
+    (root / "suite.toml").write_text('[split]\ntrain = ["hello-world"]\nvalidation = '
+                                     '["sum-numbers"]\nheldout = []\n[demo]\ntasks = '
+                                     '["hello-world"]\nvalidation = ["sum-numbers"]\n')
+    assert load_suite(root).demo_tasks == ["hello-world", "sum-numbers"]
+    (root / "suite.toml").write_text('[split]\ntrain = ["hello-world"]\nvalidation = '
+                                     '["sum-numbers"]\nheldout = []\n[demo]\nvalidation = '
+                                     '["hello-world"]\n')
+    with pytest.raises(ValidationFailed, match="demo validation task is not a validation task"):
+        load_suite(root)
