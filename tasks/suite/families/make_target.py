@@ -5,6 +5,10 @@ CATEGORY = "config-build"
 WHAT = "add a one-line target to a Makefile (its recipe indented with a tab)"
 
 
+APPEND_HINT = (" Append the new target's two lines to the end of the Makefile; do not replace the "
+               "file.")
+
+
 def make(i, rng):
     target = ["notes", "hello", "version", "docs", "stamp", "list"][i]
     word = rng.choice(WORDS)
@@ -13,7 +17,7 @@ def make(i, rng):
     makefile = ("all: app.txt\n\napp.txt: app.src\n\tcp app.src app.txt\n")
     instruction = f"""Add a target `{target}` to `/app/Makefile` whose recipe runs the command
 `{recipe}`, so that `make {target}` in `/app` writes `/app/{out}`. Keep the existing targets
-working. Recipe lines in a Makefile start with a tab character."""
+working. Recipe lines in a Makefile start with a tab character.{APPEND_HINT if i % 2 == 0 else ""}"""
     tests = f'''
 from judge import agent_run
 

@@ -39,6 +39,6 @@ def test_{func}(args, expected):
     edge = cases[0]
     instruction = f"""`{func}` in `/app/{module}` is wrong at the boundary: `{func}({edge[0][0]})`
 returns `{not edge[1]}` but should return `{edge[1]}`.
-The docstring says what it should do: {doc} Fix the comparison."""
+The docstring says what it should do: {doc} Fix the comparison.{f" The wrong line is `return {bad}`." if i % 2 == 0 else ""}"""
     solve = solve_replace(f"/app/{module}", f"return {bad}", f"return {good}")
     return Task(instruction, {module: code}, tests, solve, tags=["python", "bugfix"])

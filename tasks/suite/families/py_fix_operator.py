@@ -46,6 +46,6 @@ def test_rest_unchanged():
     ex_args, ex_out = cases[0]
     instruction = f"""`{func}` in `/app/{module}` {say}: `{func}{ex_args}` should return `{ex_out}`.
 Its docstring says what it should do. Fix the function (one expression is wrong) and keep the rest
-of the file as it is."""
+of the file as it is.{f" The wrong line is `return {bad}`." if i % 2 == 0 else ""}"""
     solve = solve_replace(f"/app/{module}", f"return {bad}", f"return {good}")
     return Task(instruction, {module: code}, tests, solve, tags=["python", "bugfix"])

@@ -20,6 +20,10 @@ CASES = [
 ]
 
 
+EDIT_HINT = (" Replace the line `raise NotImplementedError` with one `return` line (edit the file; "
+             "running it shows nothing).")
+
+
 def make(i, rng):
     module, func, args, doc, body, cases = CASES[i]
     code = f'def {func}({args}):\n    """{doc}"""\n    raise NotImplementedError\n'
@@ -40,6 +44,6 @@ def test_{func}(args, expected):
     ex_args, ex_out = cases[0]
     instruction = f"""`/app/{module}` has a function `{func}` that only raises
 `NotImplementedError`. Implement it as its docstring says: {doc} For example,
-`{func}{ex_args if len(ex_args) > 1 else "(" + repr(ex_args[0]) + ")"}` returns `{ex_out!r}`."""
+`{func}{ex_args if len(ex_args) > 1 else "(" + repr(ex_args[0]) + ")"}` returns `{ex_out!r}`.{EDIT_HINT if i % 2 == 0 else ""}"""
     solve = solve_replace(f"/app/{module}", "raise NotImplementedError", f"return {body}")
     return Task(instruction, {module: code}, tests, solve, tags=["python", "implement"])

@@ -31,7 +31,7 @@ def make(i, rng):
         cases = [([a, b], "2"), ([], "0"), (["one two"], "1")]
         body = 'echo "$#"'
     instruction = f"""Write a bash script `/app/{name}` that {spec}. Make it executable, so that
-`/app/{name} ...` runs it."""
+`/app/{name} ...` runs it.{f" The script is two lines: `#!/bin/bash` and the command." if i % 2 == 0 else ""}"""
     solve = f"printf '%s\\n' '#!/bin/bash' '{body}' > /app/{name}\nchmod +x /app/{name}"
     return Task(instruction, {"README.md": "Scripts for the team live here.\n"},
                 tests_script(f"/app/{name}", cases), solve, tags=["shell", "script"])
