@@ -291,7 +291,8 @@ class ContainerSandbox:
                 "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
                 "--tmpfs", f"/tmp:rw,nosuid,nodev,mode=1777,"
                            f"size={min(limits.memory_mb // 2, limits.storage_mb)}m",
-                *self.engine.no_volumes(), *self._volumes(mounts), "--workdir", APP, "--entrypoint", "sleep",
+                *self.engine.no_volumes(), *self._volumes(mounts), "--workdir", APP,
+                "--entrypoint", "sleep",
                 self.image.ref, "infinity"]
 
     def _volumes(self, mounts: list[Mount]) -> list[str]:

@@ -21,6 +21,7 @@ from evoharness.files import write_atomic, write_model
 from evoharness.tasks.sandbox.bases import BaseMap, Resolution, build_pull_flags, resolve_base
 from evoharness.tasks.bundles import content_key, pack_dir
 from evoharness.tasks.sandbox.dockerfile import external_bases, with_bases
+from evoharness.tasks.sandbox import owners
 from evoharness.tasks.sandbox.build_run import run_build
 from evoharness.tasks.sandbox.engine import Engine, last_lines, slug
 from evoharness.tasks.sandbox.image_export import export_image
@@ -136,10 +137,12 @@ class ImageBuilder:
         ref = f"{IMAGE_REPO}-{slug(task.id)}:{key[:20]}"
         log = folder / "build.log"
         header = "".join(f"evoharness: {r.describe()}\n" for r in resolved)
-        with tempfile.TemporaryDirectory(prefix="evo-build-") as scratch:
+        # Named with this process's owner token: a killed build's is swept (leftovers.py).
+        with tempfile.TemporaryDirectory(prefix=f"evo-build-{owners.this_process()}-") as scratch:
             dockerfile = Path(scratch) / "Dockerfile"
             dockerfile.write_text(built_text)
-            argv = ["build", *build_pull_flags(self.engine), "--network", BUILD_NETWORK[self.engine.name],
+            argv = ["build", *build_pull_flags(self.engine),
+                    "--network", BUILD_NETWORK[self.engine.name],
                     *self.engine.ulimits(), "--label", f"evoharness.task={task.id}",
                     "-f", str(dockerfile), "-t", ref, str(task.environment_dir)]
             with open(log, "w") as out:

@@ -86,9 +86,9 @@ def test_a_build_step_cannot_reach_the_hosts_loopback(tmp_path, container_home):
             conn.close()
     waiter = threading.Thread(target=accept, daemon=True)
     waiter.start()
+    hosts = ("127.0.0.1", "10.0.2.2", "10.88.0.1", "host.containers.internal")
     probe = " ; ".join(f"(echo in-build > /dev/tcp/{host}/{port} && echo REACHED-{host}) "
-                       f"|| echo blocked-{host}" for host in ("127.0.0.1", "10.0.2.2",
-                                                              "10.88.0.1", "host.containers.internal"))
+                       f"|| echo blocked-{host}" for host in hosts)
     task = image_task(tmp_path / unique("net"), f'RUN ["/bin/bash", "-c", "{probe}"]\n')
     try:
         image = builder(container_home).ensure(task)
