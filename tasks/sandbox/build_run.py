@@ -1,8 +1,9 @@
 """Running one image build to its end or its timeout, leaving nothing running: the engine's client
 in a session of its own, and (podman as root, cgroupfs) the build's RUN steps under a cgroup
 parent of their own. The RUN steps are not the client's children (buildah starts them in a new
-session), so killing the client alone leaves them running; at a timeout both go. What is built
-and how the image is named is images.py's."""
+session), so killing the client alone leaves them running; at a timeout both go, and a killed
+driver's builds are swept by the next batch. What is built and how the image is named is
+images.py's."""
 from __future__ import annotations
 
 import functools
@@ -13,6 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from evoharness.tasks.sandbox import owners
 from evoharness.tasks.sandbox.engine import Engine, engine_env
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -24,17 +26,17 @@ class BuildGroup:
     """The cgroup the build's RUN steps are put under (`--cgroup-parent`), in every hierarchy
     the engine makes them in; None-like (no flags) where podman cannot be given one."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.path = f"/{PARENT}/{secrets.token_hex(8)}"
-        self.usable = engine.name == "podman" and os.geteuid() == 0 and _cgroupfs(engine)
+    def __init__(self, engine: Engine | None, path: str | None = None) -> None:
+        # Named with this process's owner token: a killed driver's build is swept (sweep()).
+        self.path = path or f"/{PARENT}/{owners.this_process()}-{secrets.token_hex(4)}"
+        self.usable = engine is not None and engine.name == "podman" and os.geteuid() == 0 \
+            and _cgroupfs(engine)
 
     def flags(self) -> list[str]:
         return ["--cgroup-parent", self.path] if self.usable else []
 
     def _dirs(self) -> list[Path]:
-        roots = [CGROUP_ROOT] if (CGROUP_ROOT / "cgroup.controllers").exists() else \
-            [p for p in CGROUP_ROOT.iterdir() if p.is_dir() and not p.is_symlink()]
-        return [root / self.path.lstrip("/") for root in roots
+        return [root / self.path.lstrip("/") for root in _hierarchies()
                 if (root / self.path.lstrip("/")).is_dir()]
 
     def pids(self) -> set[int]:
@@ -65,6 +67,27 @@ class BuildGroup:
                 if folder.is_dir():
                     _rmdir(folder)
             _rmdir(top)
+
+
+def _hierarchies() -> list[Path]:
+    if (CGROUP_ROOT / "cgroup.controllers").exists():
+        return [CGROUP_ROOT]
+    try:
+        return [p for p in CGROUP_ROOT.iterdir() if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return []
+
+
+def sweep() -> list[str]:
+    """Kill the RUN steps of builds whose driver is gone (its client, in a session of its own,
+    outlives it, and a step may never end) and remove their cgroups; returns their paths."""
+    found = {f"/{PARENT}/{d.name}" for root in _hierarchies() if (root / PARENT).is_dir()
+             for d in (root / PARENT).iterdir() if d.is_dir()}
+    dead = [path for path in sorted(found)
+            if not owners.alive(path.rsplit("/", 1)[-1].partition("-")[0])]
+    for path in dead:
+        BuildGroup(None, path).kill()
+    return dead
 
 
 @functools.cache

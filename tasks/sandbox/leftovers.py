@@ -23,7 +23,11 @@ def owned_dir(kind: str, label: str = "") -> Path:
 
 
 def sweep_dirs() -> list[Path]:
-    """Delete the owned directories whose owner is gone; returns them."""
+    """Delete the owned directories whose owner is gone, and end its builds (build_run.py);
+    returns the directories."""
+    from evoharness.tasks.sandbox.build_run import sweep as sweep_builds
+
+    sweep_builds()
     swept = []
     for path in Path(tempfile.gettempdir()).glob("evo-*-*"):
         found = _OWNED.match(path.name)
