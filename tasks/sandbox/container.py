@@ -1,9 +1,11 @@
 """A rollout's sandbox in the task's own image: one container per sandbox, started at its first
-command, with a private copy of the image's /app bind-mounted (so the verifier's rules, the
+command, its first process root with no capabilities (never the agent's user), with a private
+copy of the image's /app on a size-capped volume bind-mounted (so the verifier's rules, the
 artifact copy and the reward reader work on host files as with bubblewrap), the harness and this
-host's Python read-only, no network unless the task allows it, the task's memory, process and
-CPU limits, every capability dropped and no new privileges. Commands run by `exec` as the agent's
-user; each takes its background processes with it when it ends. Building the image is images.py's."""
+host's Python and bash read-only, no network unless the task allows it, the task's memory,
+process and CPU limits, every capability dropped and no new privileges. Commands run by `exec` as
+the agent's user in this host's bash; what each leaves running is killed from the host's side
+(container_procs.py). Building the image is images.py's."""
 from __future__ import annotations
 
 import os

@@ -1,7 +1,8 @@
 """Task images: each task's environment/ built once into an image named by a hash of its files,
 of its Dockerfile as built (stand-ins in place) and of the ids of the bases it starts from; the
-image's /app and user table exported once for the sandboxes to copy; the build log kept in the
-cache and copied into the run. A failed build is a BuildFailed naming the Dockerfile, the step and
+image's /app and user table exported once for the sandboxes to copy (image_export.py); the build
+(build_run.py) on a network of its own, never the host's; the build log kept in the cache and
+copied into the run. A failed build is a BuildFailed naming the Dockerfile, the step and
 the build's last lines; a base that cannot be had here is a Skipped task with the reason."""
 from __future__ import annotations
 
