@@ -166,6 +166,7 @@ def test_a_container_stopped_from_outside_is_the_sandboxs_failure(tmp_path, in_c
     try:
         assert box.exec("true", timeout=60).exit_code == 0
         ENGINE.run(["kill", box.name])
+        ENGINE.run(["wait", box.name], timeout=120)  # it has stopped, not only been signalled
         assert box.exec("echo hi", timeout=60).exit_reason == "sandbox_error"
     finally:
         box.close()
