@@ -21,11 +21,12 @@ tasks were mixed under the base tree.
 
 Effects: "+d" raises a task's pass probability from p to p + d. Honest good edits target failing
 tasks with p <= 1 - d, so the whole effect is possible, and help wherever their failure shows:
-+d (capped at 1) on every validation task the head failed; "shaped only" edits raise their
-predicted tasks alone and leave every validation task as it was (the change that fooled us: it
-fixes the tasks whose transcripts shaped it and nothing else). Harmful edits help where their
-failure shows as good ones do, and break a task besides; `power_capped_0.3` shows a +0.3 edit on a
-failing task with p > 0.7, where the gain there is only 1 - p (a diagnostic, no target). "Breaks" takes
++d on every validation task the head failed, each with room for it too (worlds where one has not
+are left out for them); "shaped only" edits raise their predicted tasks alone and leave every
+validation task as it was (the change that fooled us: it fixes the tasks whose transcripts shaped
+it and nothing else). Harmful edits help where their failure shows as good ones do (up to 1), and
+break a task besides; `power_capped_0.3` shows a +0.3 edit on a failing task with p > 0.7, where
+the gain there is only 1 - p (a diagnostic, no target). "Breaks" takes
 0.7 off a stable passing task: one that truly passes at least 0.9 of the time and passed every
 rollout of the head's latest evaluation (older failures allowed); the screen's margin,
 design.regression_margin, is 0.7. A shield or a copied prediction comes from a sibling change,
@@ -40,7 +41,8 @@ diagnostic left out); `rollouts_per_change_run_mix` is the same over the changes
 judged on its way to an iteration-8 history (half placebos on a failing task, half +0.3 or +0.5
 edits of one that help their validation tasks alike), and `keep_rate_run_mix` how many of those
 were kept. Run: `python benchmarks/verdicts.py [--trials N] [--workers W]` (`--trials 1000` takes
-about an hour on 2 loaded cores; the docs say which size they quote).
+about 15 minutes on 2 cores). `--validation-share 0` runs worlds without validation tasks, judged
+as a run without them is (the predicted-task test and the screen alone).
 """
 from __future__ import annotations
 
@@ -158,9 +160,12 @@ def failing_validation(world: World) -> list[int]:
     return [t for t, (passes, n) in enumerate(world.latest_v) if passes < n]
 
 
-def validation_tasks(world: World, design: TrialDesign) -> list[str]:
+def validation_tasks(world: World, design: TrialDesign) -> list[str] | None:
     """The validation tasks the loop's trial runs (evolve/trials.py's choice, by the same code):
-    those with a failed rollout, the most failed first, reached ones first among equals."""
+    those with a failed rollout, the most failed first, reached ones first among equals; None in
+    a world without validation tasks (judged as a run without them is)."""
+    if not world.v:
+        return None
     signatures = {_v_name(t): {f"a{i}": {"fail/done"} for i in range(n - passes)}
                   for t, (passes, n) in enumerate(world.latest_v) if passes < n}
     shown = tasks_showing(None, signatures, {_v_name(t) for t in world.reached_v})
@@ -256,7 +261,7 @@ def _good(gain: float, count: int, carries: bool = True) -> Strategy:
     shows on validation tasks too, else nowhere else (shaped on its predicted tasks only)."""
     def make(world: World, rng: random.Random):
         tasks = targets(world, rng, count, gain)
-        if tasks is None or not room(world, gain):
+        if tasks is None or carries and not room(world, gain):
             return None
         return _manifest("good" if carries else "shaped", tasks), Edit(
             {t: gain for t in tasks}, carries=_carries(world, gain) if carries else {})
@@ -338,8 +343,8 @@ class Cell:
         return f"{self.prior} tasks={self.tasks} k={self.k} iteration={self.iteration}"
 
 
-def _validation_count(tasks: int) -> int:
-    return max(1, round(VALIDATION_SHARE * tasks))
+def _validation_count(tasks: int, share: float) -> int:
+    return max(1, round(share * tasks)) if share else 0
 
 
 def _draw_p(prior: str, tasks: int, rng: random.Random) -> list[float]:
@@ -382,10 +387,10 @@ def _background(world: World, design: TrialDesign, rng: random.Random) -> TrialV
 
 
 def build_world(cell: Cell, design: TrialDesign, rng: random.Random,
-                run_mix: Tally | None = None) -> World:
+                run_mix: Tally | None = None, validation_share: float = VALIDATION_SHARE) -> World:
     """A world at the cell's iteration; the background changes' verdicts go to `run_mix`."""
     world = World(p=_draw_p(cell.prior, cell.tasks, rng),
-                  v=_draw_p(cell.prior, _validation_count(cell.tasks), rng))
+                  v=_draw_p(cell.prior, _validation_count(cell.tasks, validation_share), rng))
     evaluate(world, 2 * cell.k, rng)  # the calibrated baseline
     for _ in range(cell.iteration - 1):
         verdict = _background(world, design, rng)
@@ -398,12 +403,13 @@ def build_world(cell: Cell, design: TrialDesign, rng: random.Random,
 Results = dict[Cell, dict[str, Tally]]
 
 
-def run_cell(cell: Cell, trials: int, design: TrialDesign, seed: int) -> dict[str, Tally]:
+def run_cell(cell: Cell, trials: int, design: TrialDesign, seed: int,
+             validation_share: float = VALIDATION_SHARE) -> dict[str, Tally]:
     rng = random.Random(f"{seed}-{cell}")
     tallies: dict[str, Tally] = defaultdict(Tally)
     for _ in range(trials):
-        world = build_world(cell, design, rng, tallies[RUN_MIX])
-        if not failing_validation(world):
+        world = build_world(cell, design, rng, tallies[RUN_MIX], validation_share)
+        if world.v and not failing_validation(world):
             continue  # nothing could show a change carries over: every figure is conditional
         history = world.tree_history()
         for name, strategy in STRATEGIES.items():
@@ -423,13 +429,17 @@ def _cells() -> list[Cell]:
 
 
 def run(trials: int, design: TrialDesign, seed: int = 0, workers: int = 1,
-        cells: Sequence[Cell] | None = None) -> Results:
+        cells: Sequence[Cell] | None = None,
+        validation_share: float = VALIDATION_SHARE) -> Results:
+    """`validation_share` 0: worlds without validation tasks, judged as a run without them (the
+    rule before validation tasks; its figures are docs/trial.md's second table)."""
     cells = list(cells or _cells())
     if workers <= 1:
-        return {c: run_cell(c, trials, design, seed) for c in cells}
+        return {c: run_cell(c, trials, design, seed, validation_share) for c in cells}
+    n = len(cells)
     with ProcessPoolExecutor(workers) as pool:
-        results = pool.map(run_cell, cells, [trials] * len(cells), [design] * len(cells),
-                           [seed] * len(cells))
+        results = pool.map(run_cell, cells, [trials] * n, [design] * n, [seed] * n,
+                           [validation_share] * n)
         return dict(zip(cells, results))
 
 
@@ -506,7 +516,8 @@ def report(results: Results) -> list[str]:
 
 
 def _line(metric: str, fig: Figure) -> str:
-    return (f"{metric}: {fig.mean:.3f} rate (±{fig.margin:.3f}; worst cell {fig.worst:.3f} "
+    """`name: value unit (...)`, the name without dots (a record's metric names are words)."""
+    return (f"{metric.replace('.', '')}: {fig.mean:.3f} rate (±{fig.margin:.3f}; worst cell {fig.worst:.3f} "
             f"±{fig.worst_margin:.3f}: {fig.worst_cell}; {fig.judged} changes)")
 
 
@@ -517,9 +528,14 @@ def main() -> None:
                         help="worlds per cell; each world judges one change of every strategy")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--validation-share", type=float, default=VALIDATION_SHARE,
+                        help="validation tasks per train task; 0: none (the rule without them)")
     args = parser.parse_args()
+    print(f"# python benchmarks/verdicts.py --trials {args.trials} --workers {args.workers} "
+          f"--seed {args.seed} --validation-share {args.validation_share:g}")
     started = time.monotonic()
-    results = run(args.trials, TrialDesign(), args.seed, args.workers)
+    results = run(args.trials, TrialDesign(), args.seed, args.workers,
+                  validation_share=args.validation_share)
     for line in report(results):
         print(line)
     print(f"benchmark_seconds: {time.monotonic() - started:.0f} s")
