@@ -73,6 +73,9 @@ def test_a_kept_change_is_filed_offered_applied_on_another_suite_and_its_revert_
     assert 0 < numbers.lo < 0.5 and numbers.hi == 1.0
     assert HELPFUL_RULE in Library(library).diff(entry.id)
 
+    # A series of two trials of it, registered before the next: the next is judged at alpha / 2.
+    assert "(halving spending: 0.025, 0.025)" in cli("library", "series", str(library), entry.id,
+                                                     "--size", "2", "--spending", "halving")
     # A second run: another suite, and a code agent this rule does not help.
     second_suite = write_suite(tmp_path / "suite-two", ["omega", "sigma"], ["kappa"])
     applies = change(HELPFUL_RULE, ["write-omega"], library_entry=entry.id)
@@ -84,6 +87,7 @@ def test_a_kept_change_is_filed_offered_applied_on_another_suite_and_its_revert_
 
     [record] = read_run(second)[1].changes()
     assert record.decision == "revert"  # judged by the loop like any other change
+    assert record.judgement.verdict.design.alpha == 0.025  # at the series' first level
     commit = HarnessRepo(second / "workspace").commit_info(record.entry.commit)
     assert commit.trailers["Library-Entry"] == entry.id
 
@@ -94,10 +98,13 @@ def test_a_kept_change_is_filed_offered_applied_on_another_suite_and_its_revert_
     assert entry.trials[1].model.endswith("model-two.yaml")
     listed = cli("library", "list", str(library))
     assert "kept 1x" in listed and "reverted 1x" in listed and "on suite-two (second)" in listed
-    assert "## Diff" in cli("library", "show", str(library), entry.id)
+    shown = cli("library", "show", str(library), entry.id)
+    assert "## Diff" in shown
+    assert "level 0.025 (series trial 1 of 2, pre-registered level 0.025)" in shown
+    assert entry.next_level() == 0.025
     cli("library", "add", str(second))  # filing again adds nothing
     assert len(Library(library).entry(entry.id).trials) == 2
-    assert len(list(git.Repo(library).iter_commits())) == 2
+    assert len(list(git.Repo(library).iter_commits())) == 3  # two filings and the series
 
 
 def library_entry(entry_id: str, signature: list[str], decisions: list[str]) -> LibraryEntry:
