@@ -13,7 +13,7 @@ from evoharness.tasks.sandbox.environments import EnvironmentSettings, Environme
 from evoharness.tasks.sandbox.images import Skipped, write_skips
 from evoharness.tasks.results import Split
 from evoharness.tasks.split import (DEFAULT_HELDOUT, HASH, describe, hash_split, parse_heldout,
-                                    require_train)
+                                    require_train, with_validation)
 from evoharness.tasks.task import Suite, Task, TaskSplit, has_split_file, load_suite, task_ids_in
 from evoharness.workspace.repo import HarnessRepo
 
@@ -143,22 +143,31 @@ def _buildable(config: RunConfig, suite: Suite, say: Say) -> tuple[RunConfig, li
     return config.model_copy(update={"task_ids": kept}), prepared.skipped
 
 
-def choose_split(tasks: Path, task_ids: list[str] | None, heldout: str | None
-                 ) -> tuple[TaskSplit | None, str]:
+def choose_split(tasks: Path, task_ids: list[str] | None, heldout: str | None,
+                 validation: float | None = None) -> tuple[TaskSplit | None, str]:
     """The split a new run keeps in run.yaml, with a line that says how it was chosen: `heldout`
     (a share or a list of ids) when given, else a hash split when the folder has no suite.toml;
-    (None, "") when suite.toml's split applies."""
+    (None, "") when suite.toml's split applies. `validation`: a share of the tasks drawn from
+    the train side as validation tasks (for a split the run draws itself)."""
     if heldout is None and has_split_file(tasks):
+        if validation is not None:
+            raise EvoError("suite.toml's split applies; it lists its own validation tasks",
+                           file=Path(tasks) / "suite.toml", field="--validation",
+                           value=validation, hint="list them in [split] validation = [...]")
         return None, ""
     root = Path(tasks)
     if not root.is_dir():
         raise EvoError("task folder does not exist", file=root, field="tasks")
     ids = task_ids or task_ids_in(root)
     if heldout is not None:
-        return parse_heldout(heldout, ids), describe(parse_heldout(heldout, ids), "--heldout")
-    split = hash_split(ids)
-    how = (f"no suite.toml: the {round(DEFAULT_HELDOUT * 100)}% of ids with the lowest {HASH} "
-           "hash; change it with --heldout SHARE or --heldout ID,ID")
+        split, how = parse_heldout(heldout, ids), "--heldout"
+    else:
+        split = hash_split(ids)
+        how = (f"no suite.toml: the {round(DEFAULT_HELDOUT * 100)}% of ids with the lowest {HASH} "
+               "hash; change it with --heldout SHARE or --heldout ID,ID")
+    if validation is not None:
+        split = with_validation(split, validation)
+        how += f"; --validation {validation:g}: the next train ids by hash"
     return split, describe(split, how)
 
 

@@ -1,5 +1,6 @@
 """A default train / held-out split for a folder of tasks that has no suite.toml: a stable hash of
-each task id ranks the tasks, and the lowest-ranked share is held out. Loading a suite with a split
+each task id ranks the tasks, and the lowest-ranked share is held out (and, when asked, the next
+share of the train side becomes validation tasks). Loading a suite with a split
 is task.py's; keeping the split a run chose (run.yaml) is evolve/'s."""
 from __future__ import annotations
 
@@ -31,6 +32,20 @@ def hash_split(task_ids: Sequence[str], heldout: float = DEFAULT_HELDOUT) -> Tas
     chosen = set(sorted(task_ids, key=rank)[:count])
     return TaskSplit(train=[t for t in task_ids if t not in chosen],
                      heldout=[t for t in task_ids if t in chosen])
+
+
+def with_validation(split: TaskSplit, share: float) -> TaskSplit:
+    """`split` with round(share x all its tasks) train tasks moved to validation (at least one,
+    and one left to train on), those whose id hashes lowest among the train tasks."""
+    if not 0 < share < 1:
+        raise EvoError("the validation share must be between 0 and 1", field="validation",
+                       value=share, hint="e.g. --validation 0.25")
+    total = len(split.train) + len(split.validation) + len(split.heldout)
+    count = min(max(round(share * total), 1), len(split.train) - 1)
+    chosen = set(sorted(split.train, key=rank)[:max(count, 0)])
+    return TaskSplit(train=[t for t in split.train if t not in chosen],
+                     validation=[*split.validation, *(t for t in split.train if t in chosen)],
+                     heldout=split.heldout)
 
 
 def listed_split(task_ids: Sequence[str], heldout: Sequence[str]) -> TaskSplit:
@@ -66,7 +81,9 @@ def parse_heldout(text: str, task_ids: Sequence[str]) -> TaskSplit:
 
 
 def describe(split: TaskSplit, how: str) -> str:
-    """One line for the user: what is held out and how it was chosen."""
-    total = len(split.train) + len(split.heldout)
+    """One line for the user: what is held out (and what validates) and how it was chosen."""
+    total = len(split.train) + len(split.validation) + len(split.heldout)
+    validation = (f"; validation {len(split.validation)}: {', '.join(split.validation)}"
+                  if split.validation else "")
     return (f"held out {len(split.heldout)} of {total} tasks ({how}): "
-            f"{', '.join(split.heldout) or 'none'}")
+            f"{', '.join(split.heldout) or 'none'}{validation}")

@@ -73,6 +73,10 @@ def init(
     heldout: str = typer.Option(None, "--heldout", help="Held-out tasks: a share (0.25, chosen "
                                 "by a stable hash of the ids) or comma-separated ids. Default: "
                                 "suite.toml's split, else a quarter by hash."),
+    validation: float = typer.Option(None, "--validation", help="Validation tasks for a split "
+                                     "the run draws itself (no suite.toml, or --heldout): this "
+                                     "share of the tasks, the next train ids by hash. Changes are "
+                                     "then kept only when they also help there (docs/trial.md)."),
     exam_k: int = typer.Option(4, "--exam-k", help="Rollouts per held-out task per harness in "
                                "the final exam."),
     exam_baseline: str = typer.Option(None, "--exam-baseline", help=BASELINE_HELP),
@@ -146,7 +150,7 @@ def init(
         task_ids = comma_list(subset)
     raw["task_ids"] = task_ids
     if heldout is not None or not raw.get("split"):  # a file's split stays, unless --heldout
-        split, how = choose_split(tasks, task_ids, heldout)
+        split, how = choose_split(tasks, task_ids, heldout, validation)
         raw["split"] = split and split.model_dump()
     else:
         how = ""

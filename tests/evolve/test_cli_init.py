@@ -147,3 +147,25 @@ def test_an_unknown_exam_baseline_is_refused_naming_the_field(tmp_path, capsys, 
     assert exited.value.code == 2
     said = capsys.readouterr().err
     assert "exam.baseline" in said and given in said and not (tmp_path / "bad").exists()
+
+
+def test_validation_draws_the_next_train_ids_by_hash_and_a_suite_toml_keeps_its_own(tmp_path,
+                                                                                   capsys):
+    from evoharness.tasks.split import with_validation
+
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+    folder = write_suite(tmp_path / "mine", words, [], split_file=False)
+    ids = sorted(f"write-{w}" for w in words)
+    config = _init(tmp_path / "run", "--tasks", str(folder), "--model", "scripted:done",
+                   "--validation", "0.25")
+    split = with_validation(hash_split(ids), 0.25)
+    assert config["split"] == split.model_dump() and len(split.validation) == 2
+    assert not set(split.validation) & set(split.heldout)
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"validation 2: {', '.join(split.validation)}" in said
+    with open_run(tmp_path / "run") as run:
+        assert run.validation_ids == split.validation and len(run.train_ids) == 4
+    with_file = write_suite(tmp_path / "suite", ["alpha", "beta"], ["gamma"])
+    with pytest.raises(SystemExit) as exited:
+        main(["init", str(tmp_path / "run2"), "--tasks", str(with_file), "--validation", "0.25"])
+    assert exited.value.code == 2 and "validation" in capsys.readouterr().err

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from evoharness.errors import EvoError
-from evoharness.tasks.split import hash_split, listed_split, parse_heldout
+from evoharness.tasks.split import hash_split, listed_split, parse_heldout, rank
 from evoharness.tasks.task import TaskSplit, load_suite
 from tests.fixtures.suites import write_suite
 
@@ -50,3 +50,14 @@ def test_a_suite_loads_with_a_split_instead_of_suite_toml(tmp_path):
                                                       ("write-gamma", "heldout")]
     with pytest.raises(EvoError, match="suite file is missing"):
         load_suite(root)
+
+
+def test_validation_moves_the_lowest_hashing_train_ids_and_leaves_one_to_train_on():
+    from evoharness.tasks.split import with_validation
+
+    ids = [f"t{i}" for i in range(8)]
+    split = with_validation(hash_split(ids), 0.25)
+    assert len(split.validation) == 2 and len(split.train) == 4
+    assert set(split.validation) == set(sorted(hash_split(ids).train, key=rank)[:2])
+    tiny = with_validation(hash_split(["a", "b", "c"]), 0.9)
+    assert len(tiny.train) == 1 and len(tiny.validation) == 1
