@@ -171,8 +171,9 @@ class Scoreboard(BaseModel):
         if not self.rows:
             return NOTHING_JUDGED + "\n"
         lines = [AHE_LINE, "A change is kept only when its own trial shows its predicted fixes "
-                 "(fix recall is not measured: a trial runs only the predicted and the stable "
-                 "tasks).", "",
+                 "and, in a run with validation tasks, a gain on the unseen validation tasks that "
+                 "show the failure it targets (fix recall is not measured: a trial runs only the "
+                 "predicted, validation and stable tasks).", "",
                  "| scope | changes | kept | fix P | reg P | reg R | Brier | expected Δ "
                  "| observed Δ | rollouts | unjudged |", "|---|---|---|---|---|---|---|---|---|---|---|"]
         scopes = [(f"iteration {it}", s) for it, s in self.iterations.items()]
