@@ -27,5 +27,8 @@ def make(i, rng):
     files[f"{root}/notes{ext}.orig"] = "not counted\n"
     instruction = f"""How many files whose names end in `{ext}` are in the folder `/app/{root}`,
 {scope}? Write just that number to `/app/count.txt`.{redirect_hint("/app/count.txt", i)}"""
+    if i % 2 == 0:  # the file first: the model tends to answer a question and write nothing
+        instruction = f"""Create the file `/app/count.txt` holding just the number of files whose
+names end in `{ext}` in the folder `/app/{root}`, {scope}.{redirect_hint("/app/count.txt", i)}"""
     return Task(instruction, files, tests_answer("/app/count.txt", str(count)), solve,
                 tags=["files", "count"])

@@ -31,5 +31,8 @@ def make(i, rng):
         what = "lines it has in all (blank lines count too)"
         cmd = f"wc -l < /app/{src}"
     instruction = f"""How many {what} in `/app/{src}`? Write just the number to `{out}`.{redirect_hint(out, i)}"""
+    if i % 2 == 0:  # the file first: the model tends to answer a question and write nothing
+        instruction = f"""Create the file `{out}` holding just the answer: how many {what} in
+`/app/{src}`?{redirect_hint(out, i)}"""
     return Task(instruction, {src: "\n".join(lines) + "\n"}, tests_answer(out, str(count)),
                 f"{cmd} > {out}", tags=["text", "count"])

@@ -22,6 +22,9 @@ def make(i, rng):
     where = "the JSON list in" if top else "the list under the key `items` in"
     instruction = f"""How many objects in {where} `/app/{src}` have `"{key}": {shown}`? Write just
 the number to `/app/count.txt`.{redirect_hint("/app/count.txt", i)}"""
+    if i % 2 == 0:  # the file first: the model tends to answer a question and write nothing
+        instruction = f"""Create the file `/app/count.txt` holding just the number of objects in
+{where} `/app/{src}` that have `"{key}": {shown}`.{redirect_hint("/app/count.txt", i)}"""
     access = "d" if top else "d['items']"
     py = (f"import json; d = json.load(open('/app/{src}')); "
           f"print(sum(1 for x in {access} if x['{key}'] == {want!r}))")

@@ -19,5 +19,9 @@ def make(i, rng):
     instruction = f"""Each line of `/app/{src}` is `DATE TIME LEVEL MESSAGE`. How many lines have
 the level `{level}`? Count by the level field (the third field), not by a word in the message.
 Write just the number to `{out}`.{redirect_hint(out, i)}"""
+    if i % 2 == 0:  # the file first: the model tends to answer a question and write nothing
+        instruction = f"""Create the file `{out}` holding just the number of lines of `/app/{src}`
+whose level is `{level}`. Each line is `DATE TIME LEVEL MESSAGE`: count by the level field (the
+third field), not by a word in the message.{redirect_hint(out, i)}"""
     return Task(instruction, {src: "\n".join(lines) + "\n"}, tests_answer(out, str(count)),
                 f"awk '$3 == \"{level}\"' /app/{src} | wc -l > {out}", tags=["logs", "count"])
