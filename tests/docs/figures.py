@@ -92,9 +92,20 @@ def run_changes(record: Path) -> Values:
     return {"changes": len(changes), "kept": sum(judged[c].decision == "keep" for c in changes)}
 
 
+def trial(record: Path) -> Values:
+    """A change's stored judgement: its trial's wins, losses, pairs on its predicted tasks,
+    rollouts, p-value (two decimals) and decision."""
+    verdict = Judgement.model_validate_json(record.read_text()).verdict
+    spent = verdict.rollouts
+    return {"wins": verdict.wins, "losses": verdict.losses, "rollouts": spent.recorded,
+            "pairs": min(spent.base, spent.change),
+            "p": f"{verdict.p_value:.2f}", "decision": str(verdict.decision)}
+
+
 def wall_time(record: Path) -> Values:
     """How long a command took, from the timing it printed, kept as its record: GNU time's
-    `Elapsed (wall clock) time (h:mm:ss or m:ss): 15:13.04` or the shell's `real 15m13.042s`.
+    `Elapsed (wall clock) time (h:mm:ss or m:ss): 15:13.04`, the shell's `real 15m13.042s` or
+    `main job wall 913.04 s` (`/usr/bin/time -f 'main job wall %e s'`).
     `seconds` (rounded), `minutes` (one decimal) and `min_s` ("15 min 13 s")."""
     text = record.read_text()
     if (gnu := re.search(r"Elapsed \(wall clock\) time.*?: (?:(\d+):)?(\d+):([\d.]+)", text)):
@@ -102,6 +113,8 @@ def wall_time(record: Path) -> Values:
         total = 3600 * int(hours or 0) + 60 * int(minutes) + float(seconds)
     elif (shell := re.search(r"^real\s+(\d+)m([\d.]+)s", text, re.M)):
         total = 60 * int(shell.group(1)) + float(shell.group(2))
+    elif (plain := re.search(r"^main job wall ([\d.]+) s$", text, re.M)):  # time -f '... %e s'
+        total = float(plain.group(1))
     else:
         raise AssertionError(f"{record} holds no wall time (GNU time -v or the shell's time)")
     whole = round(total)
