@@ -5,9 +5,9 @@ PATH, a binary it replaced) runs on the host's behalf. Starting containers is co
 from __future__ import annotations
 
 import os
-import signal
-import time
 from pathlib import Path
+
+from evoharness.tasks.sandbox.limits import kill_until_gone, oom_kill_count
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 KILL_PATIENCE_S = 30.0
@@ -86,30 +86,14 @@ class ContainerProcs:
 
     def kill_user(self, uid: int) -> int:
         """SIGKILL every process of `uid` in the container until none is left; how many."""
-        killed: set[int] = set()
-        deadline = time.monotonic() + KILL_PATIENCE_S
-        while time.monotonic() < deadline:
-            mine = {p for p in self.pids() if uid in _uids(p)} - {self.pid}
-            if not mine:
-                break
-            for pid in mine:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed.add(pid)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.01)  # the kernel tears processes down asynchronously
-        return len(killed)
+        return kill_until_gone(lambda: {p for p in self.pids() if uid in _uids(p)} - {self.pid},
+                               KILL_PATIENCE_S)
 
     def oom_kills(self) -> int:
         """How many processes the container's memory cgroup killed so far."""
         for name, file in (("unified", "memory.events"), ("memory", "memory.oom_control")):
             try:
-                text = (self.dirs[name] / file).read_text()
+                return oom_kill_count(self.dirs[name] / file)
             except (KeyError, OSError):
                 continue
-            for line in text.splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
         return 0

@@ -54,6 +54,31 @@ def _write(path: Path, value: str) -> None:
         handle.write(value)
 
 
+
+def kill_until_gone(pids: Callable[[], set[int]], patience: float) -> int:
+    """SIGKILL the processes `pids` names, again and again until it names none (or `patience`
+    seconds run out); how many were killed."""
+    killed: set[int] = set()
+    deadline = time.monotonic() + patience
+    while (found := pids()) and time.monotonic() < deadline:
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.02)  # the kernel tears processes down asynchronously
+    return len(killed)
+
+
+def oom_kill_count(events: Path) -> int:
+    """The `oom_kill N` count of a memory cgroup's memory.events (v2) or memory.oom_control (v1)."""
+    for line in events.read_text().splitlines():
+        key, _, value = line.partition(" ")
+        if key == "oom_kill":
+            return int(value)
+    return 0
+
 class Cgroup:
     """A cgroup per sandbox capping memory (its tmpfs pages included), processes and CPU time.
 
@@ -143,27 +168,12 @@ class Cgroup:
 
     def oom_kills(self) -> int:
         """How many processes the kernel killed for going over the memory cap so far."""
-        events = (self.dirs["unified"] / "memory.events" if self.v2
-                  else self.dirs["memory"] / "memory.oom_control")
-        for line in events.read_text().splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
+        return oom_kill_count(self.dirs["unified"] / "memory.events" if self.v2
+                              else self.dirs["memory"] / "memory.oom_control")
 
     def kill_all(self, patience: float = 10.0) -> int:
         """SIGKILL every process in the cgroup until none is left (or `patience` runs out)."""
-        killed: set[int] = set()
-        deadline = time.monotonic() + patience
-        while (pids := self.pids()) and time.monotonic() < deadline:
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed.add(pid)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.02)  # the kernel tears processes down asynchronously
-        return len(killed)
+        return kill_until_gone(self.pids, patience)
 
     def remove(self) -> None:
         self.kill_all()
