@@ -48,6 +48,17 @@ FAMILIES = sorted({f for t in TASKS if (f := family_of(t))})
 HAND_WRITTEN = [t for t in TASKS if family_of(t) is None]
 
 
+def test_no_task_file_is_git_ignored():
+    """A task file the repository's .gitignore matches never reaches a clean clone (a `build/`
+    rule once dropped delete-files-1's starting folder: CI's proof failed, here it passed)."""
+    if shutil.which("git") is None or not (SUITE.parents[1] / ".git").exists():
+        pytest.skip("not a git checkout")
+    ignored = subprocess.run(["git", "ls-files", "--others", "--ignored", "--exclude-standard",
+                              "--", str(SUITE)], cwd=SUITE, capture_output=True, text=True,
+                             check=True).stdout.split()
+    assert [p for p in ignored if "__pycache__" not in p] == []
+
+
 def test_suite_size_and_loader():
     # The exam needs about 20 held-out tasks to find a 20-point gain (benchmarks/exam.py).
     assert len(HAND_WRITTEN) == 82  # tests and the demo pin some of them
