@@ -140,6 +140,9 @@ class BwrapSandbox:
         self.limits = limits
         self.root = privileged()
         self.uid = random.randrange(10**6, 10**9) if self.root else os.getuid()
+        # A process of the private uid may run outside any command's cgroup (none could be made,
+        # or one outlived its kill): only then does kill_leftovers() look through every process.
+        self.strays_possible = False
         self._chown(self.app_dir)
         self.private: Path | None = None  # a directory for the sandbox's own /etc files
         self.etc = self._etc_files(agent_user)
@@ -326,8 +329,8 @@ class BwrapSandbox:
             status.close()
             if network is not None:
                 network.close()
-            if cgroup is not None:
-                cgroup.remove()  # kills what is left in it first
+            if cgroup is None or not cgroup.remove():  # kills what is left in it first
+                self.strays_possible = True
         self.kill_leftovers()
         # bwrap alone says whether it failed: an exit of its own that reports no command started
         # (whatever the output says; the command can print anything, "bwrap: ..." included).
@@ -341,15 +344,17 @@ class BwrapSandbox:
         """Kill any process still running as this sandbox's private uid; returns how many. A
         command's PID namespace dies with it, but the kernel tears it down asynchronously: this
         also waits for the last of a fork bomb's processes to go."""
-        if not self.root:
-            return 0  # no private uid; the PID namespace took them down
+        if not self.root or not self.strays_possible:
+            return 0  # no private uid (the PID namespace took them down), or every command's
+            # cgroup ended empty: a process cannot leave its cgroup, so none of them is left
         found = [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == self.uid]
         for proc in found:
             try:
                 proc.kill()
             except psutil.NoSuchProcess:
                 pass
-        psutil.wait_procs(found, timeout=5)
+        _, alive = psutil.wait_procs(found, timeout=5)
+        self.strays_possible = bool(alive)
         return len(found)
 
     def close(self) -> None:

@@ -175,13 +175,16 @@ class Cgroup:
         """SIGKILL every process in the cgroup until none is left (or `patience` runs out)."""
         return kill_until_gone(self.pids, patience)
 
-    def remove(self) -> None:
+    def remove(self) -> bool:
+        """Kill what is in the cgroup and delete it; False when a process outlived the kill."""
         self.kill_all()
+        emptied = not self.pids()
         for path in self.dirs.values():
             try:
                 path.rmdir()
             except OSError:
                 pass  # still busy after the patience above: the kernel frees it when empty
+        return emptied
 
 
 def _has_v2_memory() -> bool:

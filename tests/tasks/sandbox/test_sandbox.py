@@ -132,6 +132,28 @@ def test_fork_bomb_is_contained(sandbox):
         assert _uid_processes(sandbox.uid) == []
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a private uid needs root")
+def test_without_a_cgroup_the_private_uids_processes_are_swept(sandbox, monkeypatch):
+    """Each command's cgroup holds every process it starts, so after a contained command the
+    sweep does not look through the machine's processes; after a command that ran without one it
+    does, and kills what runs as the sandbox's uid (here a process started as that uid outside)."""
+    import subprocess
+
+    from evoharness.tasks.sandbox import bwrap
+
+    seconds = _unique_seconds()
+    stray = subprocess.Popen(["sleep", seconds], preexec_fn=lambda: os.setuid(sandbox.uid))
+    try:
+        assert sandbox.exec("true", timeout=20).exit_reason == "exited"
+        assert sandbox.kill_leftovers() == 0 and stray.poll() is None  # contained: not looked for
+        monkeypatch.setattr(bwrap.Cgroup, "create", classmethod(lambda cls, limits: None))
+        assert sandbox.exec("true", timeout=20).exit_reason == "exited"
+        stray.wait(timeout=30)  # killed (its status was taken by the sweep's own wait)
+        assert _uid_processes(sandbox.uid) == [] and sandbox.kill_leftovers() == 0
+    finally:
+        stray.kill()
+
+
 def test_endless_output_is_capped_and_killed(tmp_path):
     box = BwrapSandbox(tmp_path, limits=Limits(output_bytes=2000, hard_output_bytes=200_000))
     result = box.exec("yes evo", timeout=30)
