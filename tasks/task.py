@@ -262,8 +262,9 @@ def _missing_files(root: Path) -> list[EvoError]:
     ]
 
 
-def load_task(path: str | Path) -> Task:
-    """Read and check one task directory; raises ValidationFailed naming each bad file/field."""
+def load_task(path: str | Path, *, suite_environment: str | None = None) -> Task:
+    """Read and check one task directory; raises ValidationFailed naming each bad file/field.
+    `suite_environment` is its suite.toml's, when the caller has read it already."""
     root = Path(path).resolve()
     if not root.is_dir():
         raise EvoError("task directory does not exist", file=root)
@@ -284,7 +285,8 @@ def load_task(path: str | Path) -> Task:
         raise ValidationFailed(f"task {root}", [EvoError(
             "the local sandbox runs tasks in /app", file=dockerfile, field="WORKDIR", value=workdir)])
     return Task(id=root.name, root=root, config=config, instruction=instruction, workdir=workdir,
-                suite_environment=_suite_environment(root.parent / "suite.toml"))
+                suite_environment=_suite_environment(root.parent / "suite.toml")
+                if suite_environment is None else suite_environment)
 
 
 def _suite_environment(path: Path) -> str:
@@ -393,9 +395,10 @@ def load_suite(path: str | Path, split: TaskSplit | None = None) -> Suite:
     problems += [EvoError("task is listed twice", file=where, field="split", value=t)
                  for t in sorted({t for t in listed if listed.count(t) > 1})]
     tasks: dict[str, Task] = {}
+    environment = _suite_environment(root / "suite.toml")  # read once: suite.toml can be large
     for name in [t for t in found if t in listed]:
         try:
-            tasks[name] = load_task(root / name)
+            tasks[name] = load_task(root / name, suite_environment=environment)
         except ValidationFailed as error:
             problems += error.problems
     if problems:
