@@ -103,13 +103,18 @@ def _rmdir(folder: Path) -> None:
         pass  # still busy, or another build's: the kernel frees an empty one
 
 
+def _wait(proc: subprocess.Popen, timeout: float) -> int:
+    """The build's end; TimeoutExpired past `timeout` (a test ends it at a point of progress)."""
+    return proc.wait(timeout=timeout)
+
+
 def run_build(engine: Engine, argv: list[str], out, timeout: float) -> int | str:
     """`ENGINE build ...` writing to `out`: its exit status, or why it was stopped."""
     group = BuildGroup(engine)
     proc = subprocess.Popen([engine.binary, argv[0], *group.flags(), *argv[1:]], stdout=out,
                             stderr=subprocess.STDOUT, env=engine_env(), start_new_session=True)
     try:
-        return proc.wait(timeout=timeout)
+        return _wait(proc, timeout)
     except subprocess.TimeoutExpired:
         return f"ran past environment.build_timeout_sec ({timeout:g}s)"
     finally:

@@ -8,11 +8,14 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from evoharness.tasks.sandbox import build_run
 from evoharness.tasks.sandbox.bases import load_map
 from evoharness.tasks.sandbox.environments import EnvironmentSettings, environments
 from evoharness.tasks.sandbox.images import BuildFailed, ImageBuilder
@@ -114,10 +117,25 @@ def _running(marker: str) -> list[str]:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the RUN steps' cgroup needs root")
-def test_a_build_past_its_timeout_leaves_no_run_step_running(tmp_path, container_home):
+def test_a_build_past_its_timeout_leaves_no_run_step_running(tmp_path, container_home,
+                                                             monkeypatch):
+    """The build times out once its RUN step runs (progress, not a clock: the wait for the build
+    is replaced by one that ends, as a timeout does, when the step is seen)."""
     marker = str(4_000_000 + int.from_bytes(os.urandom(3), "big"))
-    task = image_task(tmp_path / unique("slow"), f"RUN echo step-started && sleep {marker}\n",
-                      environment="build_timeout_sec = 60\n")  # for a loaded machine
+    task = image_task(tmp_path / unique("slow"),
+                      f"RUN echo step-started-{marker} && sleep {marker}\n")
+
+    def logged() -> bool:
+        return any(f"step-started-{marker}" in log.read_text(errors="replace")
+                   for log in container_home.rglob("build.log"))
+
+    def until_the_step_runs(proc: subprocess.Popen, timeout: float) -> int:
+        while not (_running(f"sleep {marker}") and logged()):
+            if proc.poll() is not None:
+                return proc.returncode
+            time.sleep(0.05)
+        raise subprocess.TimeoutExpired(proc.args, timeout)
+    monkeypatch.setattr(build_run, "_wait", until_the_step_runs)
     try:
         with pytest.raises(BuildFailed) as info:
             builder(container_home).ensure(task)
