@@ -37,5 +37,12 @@ fi
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,model,model-small,ray]'
+# Byte-compile evoharness's own modules, as pip does for a regular install (an editable one does
+# not, and where PYTHONDONTWRITEBYTECODE is set every CLI call would compile them all again):
+# package folders only, never the task and harness files they ship as data.
+.venv/bin/python -c 'import compileall, pathlib, sys
+ok = all(compileall.compile_dir(init.parent, maxlevels=0, quiet=1)
+         for top in sys.argv[1:] for init in pathlib.Path(top).glob("**/__init__.py"))
+sys.exit(not ok)' evoharness workspace agent tasks traces debugger manifests evolve
 # Assemble the embedded model's GGUF once and check its sha256 (idempotent).
 .venv/bin/evoharness model install
