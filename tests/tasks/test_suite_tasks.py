@@ -282,18 +282,23 @@ def test_git_bundles_match_their_rebuild(tmp_path):
 
 
 BATCH = 40  # tasks per proof test: each stays well inside pytest's 600 s timeout on a loaded machine
+# Every hand-written task, and of each family its first two instances, which between them hold
+# each kind of trap a family draws by index parity (`i % 2`) and two of three by `i % 3`. The
+# generator test above pins every instance to its family file's output; `evoharness tasks check
+# tasks/suite` proves all 304 (docs/suite.md: run it after changing a family).
+PROVEN = [t for t in TASKS if family_of(t) is None or t.rsplit("-", 1)[1] in ("1", "2")]
 
 
-@pytest.mark.slow  # 608 sandboxed runs (304 tasks) in all: minutes of CPU
+@pytest.mark.slow  # 312 sandboxed runs (156 tasks) in all: minutes of CPU
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
-@pytest.mark.parametrize("first", range(0, len(TASKS), BATCH))
+@pytest.mark.parametrize("first", range(0, len(PROVEN), BATCH))
 def test_every_task_is_proven(first):
-    """Through the real sandbox: the oracle passes and doing nothing fails, for all tasks (a
-    batch of them per test)."""
+    """Through the real sandbox: the oracle passes and doing nothing fails, for the hand-written
+    tasks and two instances of each family (a batch of them per test)."""
     from evoharness.tasks.check import check_tasks
     from evoharness.tasks.sandbox.bwrap import BwrapSandbox
 
-    batch = set(TASKS[first:first + BATCH])
+    batch = set(PROVEN[first:first + BATCH])
     chosen = [(task, side) for task, side in load_suite(SUITE).items() if task.id in batch]
     assert len(chosen) == len(batch)
     results = check_tasks(chosen, BwrapSandbox.for_task, workers=4)
