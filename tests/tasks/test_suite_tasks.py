@@ -1,6 +1,7 @@
 """The built-in suite (tasks/suite/): every task is complete Harbor-format and offline, the split is
 sound, the git bundles match the hashes their tests pin, the task families are what their generator
-writes, and every task is proven by `tasks check`."""
+writes, and the hand-written tasks and two instances of each family are proven as `tasks check`
+proves them (it proves all of them: docs/suite.md)."""
 from __future__ import annotations
 
 import ast
