@@ -40,9 +40,12 @@ python3 -m venv .venv
 # Byte-compile evoharness's own modules, as pip does for a regular install (an editable one does
 # not, and where PYTHONDONTWRITEBYTECODE is set every CLI call would compile them all again):
 # package folders only, never the task and harness files they ship as data.
-.venv/bin/python -c 'import compileall, pathlib, sys
-ok = all(compileall.compile_dir(init.parent, maxlevels=0, quiet=1)
-         for top in sys.argv[1:] for init in pathlib.Path(top).glob("**/__init__.py"))
+.venv/bin/python -c 'import compileall, os, sys
+ok = True
+for top in sys.argv[1:]:
+    for folder, subfolders, _ in os.walk(top):  # into subpackages only
+        subfolders[:] = [d for d in subfolders if os.path.isfile(os.path.join(folder, d, "__init__.py"))]
+        ok = compileall.compile_dir(folder, maxlevels=0, quiet=1) and ok
 sys.exit(not ok)' evoharness workspace agent tasks traces debugger manifests evolve
 # Assemble the embedded model's GGUF once and check its sha256 (idempotent).
 .venv/bin/evoharness model install
