@@ -6,6 +6,7 @@ import os
 import secrets
 import shutil
 import socket
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from evoharness.tasks.sandbox import bwrap
 from evoharness.tasks.sandbox.bwrap import BwrapSandbox, Limits, Mount
 
 from tests.tasks.conftest import needs_bwrap
@@ -137,10 +139,6 @@ def test_without_a_cgroup_the_private_uids_processes_are_swept(sandbox, monkeypa
     """Each command's cgroup holds every process it starts, so after a contained command the
     sweep does not look through the machine's processes; after a command that ran without one it
     does, and kills what runs as the sandbox's uid (here a process started as that uid outside)."""
-    import subprocess
-
-    from evoharness.tasks.sandbox import bwrap
-
     seconds = _unique_seconds()
     stray = subprocess.Popen(["sleep", seconds], preexec_fn=lambda: os.setuid(sandbox.uid))
     try:
