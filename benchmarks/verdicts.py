@@ -517,8 +517,9 @@ def report(results: Results) -> list[str]:
 
 def _line(metric: str, fig: Figure) -> str:
     """`name: value unit (...)`, the name without dots (a record's metric names are words)."""
-    return (f"{metric.replace('.', '')}: {fig.mean:.3f} rate (±{fig.margin:.3f}; worst cell {fig.worst:.3f} "
-            f"±{fig.worst_margin:.3f}: {fig.worst_cell}; {fig.judged} changes)")
+    return (f"{metric.replace('.', '')}: {fig.mean:.3f} rate (±{fig.margin:.3f}; "
+            f"worst cell {fig.worst:.3f} ±{fig.worst_margin:.3f}: {fig.worst_cell}; "
+            f"{fig.judged} changes)")
 
 
 def main() -> None:

@@ -54,7 +54,6 @@ def _write(path: Path, value: str) -> None:
         handle.write(value)
 
 
-
 def kill_until_gone(pids: Callable[[], set[int]], patience: float) -> int:
     """SIGKILL the processes `pids` names, again and again until it names none (or `patience`
     seconds run out); how many were killed."""
@@ -78,6 +77,7 @@ def oom_kill_count(events: Path) -> int:
         if key == "oom_kill":
             return int(value)
     return 0
+
 
 class Cgroup:
     """A cgroup per sandbox capping memory (its tmpfs pages included), processes and CPU time.
