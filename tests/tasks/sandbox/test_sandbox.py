@@ -23,8 +23,19 @@ pytestmark = needs_bwrap
 REPO = Path(__file__).resolve().parents[3]
 
 
-def _uid_processes(uid: int) -> list[psutil.Process]:
-    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == uid]
+def _running_as(uid: int, patience: float = 30.0) -> list[psutil.Process]:
+    """The processes of `uid` that are still running once those already killed have finished
+    dying: the kernel removes a killed process from its cgroup before it is gone from the
+    process table, and a zombie no one reaps runs nothing."""
+    deadline = time.monotonic() + patience
+    while True:
+        running = []
+        for proc in psutil.process_iter(["uids", "status"]):
+            if proc.info["uids"].real == uid and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                running.append(proc)
+        if not running or time.monotonic() > deadline:
+            return running
+        time.sleep(0.05)
 
 
 def _unique_seconds() -> str:
@@ -131,7 +142,7 @@ def test_fork_bomb_is_contained(sandbox):
     assert "Resource temporarily unavailable" in result.output
     assert _descendants() - before == set()
     if os.geteuid() == 0:
-        assert _uid_processes(sandbox.uid) == []
+        assert _running_as(sandbox.uid) == []
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a private uid needs root")
@@ -147,7 +158,7 @@ def test_without_a_cgroup_the_private_uids_processes_are_swept(sandbox, monkeypa
         monkeypatch.setattr(bwrap.Cgroup, "create", classmethod(lambda cls, limits: None))
         assert sandbox.exec("true", timeout=20).exit_reason == "exited"
         stray.wait(timeout=30)  # killed (its status was taken by the sweep's own wait)
-        assert _uid_processes(sandbox.uid) == [] and sandbox.kill_leftovers() == 0
+        assert _running_as(sandbox.uid) == [] and sandbox.kill_leftovers() == 0
     finally:
         stray.kill()
 
