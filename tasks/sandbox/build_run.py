@@ -49,10 +49,13 @@ class BuildGroup:
                     continue
         return found
 
-    def kill(self) -> None:
-        """SIGKILL every process under the group until none is left, then remove it."""
+    def kill(self) -> bool:
+        """SIGKILL every process under the group until none is left, then remove it; whether
+        there was any."""
         deadline = time.monotonic() + KILL_PATIENCE_S
+        killed = False
         while (pids := self.pids()) and time.monotonic() < deadline:
+            killed = True
             for pid in pids:
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -60,6 +63,7 @@ class BuildGroup:
                     pass
             time.sleep(0.05)  # the kernel tears processes down asynchronously
         self.remove()
+        return killed
 
     def remove(self) -> None:
         for top in self._dirs():
@@ -118,7 +122,19 @@ def run_build(engine: Engine, argv: list[str], out, timeout: float) -> int | str
     except subprocess.TimeoutExpired:
         return f"ran past environment.build_timeout_sec ({timeout:g}s)"
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        group.kill()
+        _stop(proc, group)
+
+
+def _stop(proc: subprocess.Popen, group: BuildGroup) -> None:
+    """End a build, RUN steps first: the client then fails the step and removes its working
+    container, as it does for a failed build. A client killed first leaves the container in the
+    engine's storage for good (podman lists it with `ps --external`) and its step running."""
+    if group.kill() and proc.poll() is None:
+        try:
+            proc.wait(timeout=KILL_PATIENCE_S)
+        except subprocess.TimeoutExpired:
+            pass
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        group.kill()  # a step it started while dying

@@ -20,16 +20,19 @@ from evoharness.tasks.sandbox.bases import load_map
 from evoharness.tasks.sandbox.environments import EnvironmentSettings, environments
 from evoharness.tasks.sandbox.images import BuildFailed, ImageBuilder
 from evoharness.tasks.task import load_task
-from tests.fixtures.containers import ENGINE, container_home, needs_engine, tool_task, unique
+from tests.fixtures.containers import (
+    ENGINE, base_image, container_home, needs_engine, tool_task, unique,
+)
 
 pytestmark = needs_engine
 __all__ = ["container_home"]  # the fixture, used by name
 
 
-def image_task(root: Path, dockerfile: str, *, environment: str = ""):
-    """A task whose Dockerfile is `dockerfile` (on the test base, standing in for ubuntu)."""
+def image_task(root: Path, dockerfile: str, *, environment: str = "", base: str = "ubuntu:24.04"):
+    """A task whose Dockerfile is `dockerfile` FROM `base` (the test base stands in for
+    ubuntu)."""
     tool_task(root)
-    (root / "environment" / "Dockerfile").write_text("FROM ubuntu:24.04\n" + dockerfile)
+    (root / "environment" / "Dockerfile").write_text(f"FROM {base}\n" + dockerfile)
     (root / "task.toml").write_text((root / "task.toml").read_text() + environment)
     return load_task(root)
 
@@ -116,14 +119,20 @@ def _running(marker: str) -> list[str]:
     return found
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the RUN steps' cgroup needs root")
+@pytest.mark.skipif(os.geteuid() != 0 or ENGINE is None or ENGINE.name != "podman",
+                    reason="the RUN steps' cgroup needs podman as root")
 def test_a_build_past_its_timeout_leaves_no_run_step_running(tmp_path, container_home,
                                                              monkeypatch):
     """The build times out once its RUN step runs (progress, not a clock: the wait for the build
-    is replaced by one that ends, as a timeout does, when the step is seen)."""
+    is replaced by one that ends, as a timeout does, when the step is seen). Neither the step
+    nor the build's working container is left: the container is named after its FROM image, a
+    tag of the test base only this test uses, so another build running beside it is not taken
+    for it."""
     marker = str(4_000_000 + int.from_bytes(os.urandom(3), "big"))
+    base = f"localhost/evo-slow-{marker}"
+    ENGINE.run(["tag", base_image(), f"{base}:1"])
     task = image_task(tmp_path / unique("slow"),
-                      f"RUN echo step-started-{marker} && sleep {marker}\n")
+                      f"RUN echo step-started-{marker} && sleep {marker}\n", base=f"{base}:1")
 
     def logged() -> bool:
         return any(f"step-started-{marker}" in log.read_text(errors="replace")
@@ -134,6 +143,7 @@ def test_a_build_past_its_timeout_leaves_no_run_step_running(tmp_path, container
             if proc.poll() is not None:
                 return proc.returncode
             time.sleep(0.05)
+        assert _working_containers(base), "the build's container was not seen"
         raise subprocess.TimeoutExpired(proc.args, timeout)
     monkeypatch.setattr(build_run, "_wait", until_the_step_runs)
     try:
@@ -142,9 +152,19 @@ def test_a_build_past_its_timeout_leaves_no_run_step_running(tmp_path, container
         assert "build_timeout_sec" in str(info.value)
         assert "step-started" in str(info.value.hint)  # the step ran before the timeout
         assert _running(f"sleep {marker}") == []
+        assert _working_containers(base) == []
     finally:
         for pid in _running(f"sleep {marker}"):
             os.kill(int(pid), 9)
+        ENGINE.run(["rm", "--force", *_working_containers(base)], check=False)
+        ENGINE.run(["rmi", f"{base}:1"], check=False)
+
+
+def _working_containers(image: str) -> list[str]:
+    """The engine's build containers made FROM `image` (podman names them after it)."""
+    names = ENGINE.text(["ps", "--all", "--external", "--format", "{{.Names}}"]).split()
+    stem = image.rsplit("/", 1)[-1]
+    return [name for name in names if name.startswith(f"{stem}-working-container")]
 
 
 def test_an_images_volume_goes_with_its_container(tmp_path, container_home):
