@@ -11,3 +11,20 @@ import tempfile  # noqa: E402
 # This machine's measured model speed (agent/clients/speed.py) is kept out of a test session's
 # way: the session's runs would otherwise replace it with a test's figures, and read it back.
 os.environ.setdefault("EVOHARNESS_SPEED_CACHE", tempfile.mkdtemp(prefix="evoharness-speed-"))
+
+# Each xdist worker gets its share of the cores for the embedded model. A server sized by the
+# cores idle when it starts runs a thread per core, and those threads stall at llama.cpp's
+# barriers whenever another worker's test gets busy: one test's replies took 89 s that way
+# against 36 s on one thread, beside a busy loop on this 2-core machine.
+_CORES = len(os.sched_getaffinity(0))
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _WORKERS > 1:
+    os.environ.setdefault("EVOHARNESS_THREADS", str(max(1, _CORES // _WORKERS)))
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto`: a worker more than the cores. Most tests wait on sandboxes, git and model
+    servers, and two workers left about a third of this 2-core machine idle. With three (and the
+    model threads above) the whole suite took 1,062 s, against 1,198 s with two workers and a
+    model thread per idle core (one run each, here)."""
+    return _CORES + 1
