@@ -215,15 +215,17 @@ class _Agent:
 
     def _ask(self, transcript: Transcript, temperature: float | None = None) -> ModelReply:
         messages = self.middleware.before_model(transcript.messages())
+        temperature = self.temperature if temperature is None else temperature
         started = time.perf_counter()
-        reply = self._chat(messages, self.temperature if temperature is None else temperature)
+        reply = self._chat(messages, temperature)
         duration_ms = reply.duration_ms or (time.perf_counter() - started) * 1000
         transcript.observe(reply.tokens_in)
         self.budget.charge_tokens(reply.tokens_in, reply.tokens_out)
         if reply.timings is not None and reply.timings.stalled:
             self.budget.usage.stalled_calls += 1
             self.budget.usage.stall_s += reply.timings.stall_ms / 1000
-        data: dict[str, Any] = {"tool_calls": [call.model_dump() for call in reply.tool_calls]}
+        data: dict[str, Any] = {"tool_calls": [call.model_dump() for call in reply.tool_calls],
+                                "temperature": temperature}
         if reply.runaway is not None:  # the reply repeated itself; `content` is what was kept
             data["runaway"] = reply.runaway.model_dump()
         self.recorder.emit(

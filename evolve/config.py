@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Annotated
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -19,6 +20,7 @@ from evoharness.tasks.task import TaskSplit
 
 from .ledger.paths import RunPaths
 
+Temperature = Annotated[float, Field(ge=0.0, le=2.0)]
 BASELINE = re.compile(r"none|best-of(?::([1-9][0-9]{0,3}))?")
 
 
@@ -48,6 +50,9 @@ class ExamConfig(BaseModel):
         "(N: the evolution's rollouts per train task), evolve/evaluate/best_of.py; none: no baseline"))
     picks: int | None = Field(None, ge=1, description="baseline picks per held-out task "
                               "(default: k); each costs N rollouts")
+    temperatures: list[Temperature] = Field(default_factory=list, description=(
+        "the baseline's attempts sample at these in turn, so each pick chooses among attempts "
+        "at each (a stronger baseline than the seed's one temperature); empty: the seed's own"))
 
     @field_validator("baseline")
     @classmethod

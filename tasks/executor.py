@@ -63,8 +63,8 @@ class LocalExecutor:
             models = {s.model: self.model_factory(s.model) for s in specs}
 
             def work(spec: RolloutSpec) -> RolloutResult:
-                return rollout(harnesses[spec.harness.tree], models[spec.model], spec.task,
-                               spec.base(), sandbox_factory=self.sandbox_factory,
+                return rollout(spec.harness_for(harnesses[spec.harness.tree]), models[spec.model],
+                               spec.task, spec.base(), sandbox_factory=self.sandbox_factory,
                                rollout_timeout=self.rollout_timeout, keep_left=spec.keep_left)
 
             yield from in_pool(specs, work, self.workers)

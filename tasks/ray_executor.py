@@ -107,7 +107,7 @@ class RolloutWorker:
             return infra_error(base, self.no_sandbox)
         try:
             task_dir = _unpacked(files["task"])
-            harness = self._harness(files["harness"])
+            harness = spec.harness_for(self._harness(files["harness"]))
         except Exception as error:  # files that did not arrive or unpack: this rollout's data
             return infra_error(base, error)
         task = spec.task.model_copy(update={"root": task_dir})

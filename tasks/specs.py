@@ -59,11 +59,20 @@ class RolloutSpec(BaseModel):
     trial_change: str = ""  # set for a rollout of a change's trial, with the arm it serves
     trial_arm: TrialArm = ""
     keep_left: bool = False  # its result carries what the agent left (runner.rollout)
+    temperature: float | None = None  # the harness's own unless set (best-of-N's attempts)
 
     @property
     def rollout_id(self) -> str:
         return rollout_id(self.iteration, self.task.id, self.attempt, self.trial_change,
                           self.trial_arm)
+
+    def harness_for(self, loaded: LoadedHarness) -> LoadedHarness:
+        """The loaded harness this rollout runs: its settings at `temperature` when set."""
+        if self.temperature is None:
+            return loaded
+        settings = loaded.spec.settings.model_copy(update={"temperature": self.temperature})
+        return loaded.model_copy(update={"spec": loaded.spec.model_copy(
+            update={"settings": settings})})
 
     def base(self) -> dict:
         """The fields its result starts from."""
@@ -73,10 +82,15 @@ class RolloutSpec(BaseModel):
 
 def rollout_specs(plan: Sequence[Planned], *, run_id: str, iteration: int, harness: HarnessTree,
                   model: str, skip: set[str] | frozenset[str] = frozenset(),
-                  keep_left: bool = False) -> list[RolloutSpec]:
-    """The specs of a plan (runner.plan_rollouts), less the rollouts in `skip`."""
+                  keep_left: bool = False, temperatures: Sequence[float] = ()
+                  ) -> list[RolloutSpec]:
+    """The specs of a plan (runner.plan_rollouts), less the rollouts in `skip`. With
+    `temperatures`, attempt a samples at temperatures[a % len(temperatures)]."""
+    def temperature(attempt: int) -> float | None:
+        return temperatures[attempt % len(temperatures)] if temperatures else None
     specs = [RolloutSpec(run_id=run_id, iteration=iteration, task=task, split=split,
-                         attempt=attempt, harness=harness, model=model, keep_left=keep_left)
+                         attempt=attempt, harness=harness, model=model, keep_left=keep_left,
+                         temperature=temperature(attempt))
              for task, split, attempt in plan]
     return [s for s in specs if s.rollout_id not in skip]
 

@@ -13,7 +13,7 @@ from evoharness.text import comma_list
 
 from .run import (
     BASELINE_HELP, ENGINE_HELP, ENVIRONMENT_HELP, EXECUTOR_HELP, PICKS_HELP, RAY_ADDRESS_HELP,
-    default_model, rollout_line,
+    TEMPERATURES_HELP, default_model, rollout_line,
 )
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ def exam_cmd(
     exam_baseline: str = typer.Option(None, "--exam-baseline", help=BASELINE_HELP + " Default: "
                                       "run.yaml's exam.baseline; for this exam only."),
     exam_picks: int = typer.Option(None, "--exam-picks", help=PICKS_HELP),
+    exam_temperatures: str = typer.Option(None, "--exam-temperatures", help=TEMPERATURES_HELP),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """The final exam: the seed (twice, for the noise floor), the final harness and the best
@@ -48,8 +49,10 @@ def exam_cmd(
 
     console = Console(stderr=as_json, soft_wrap=True)
     with open_run(run_dir, command="exam", say=console.print) as run:
-        chosen = {key: value for key, value in [("baseline", exam_baseline),
-                                                 ("picks", exam_picks)] if value is not None}
+        temperatures = comma_list(exam_temperatures) if exam_temperatures is not None else None
+        chosen = {key: value for key, value in [("baseline", exam_baseline), ("picks", exam_picks),
+                                                 ("temperatures", temperatures)]
+                  if value is not None}
         if chosen:  # validated as run.yaml is, so a bad value names the field
             exam = run.config.exam.model_dump() | chosen
             run.config = validate_config(run.config.model_dump() | {"exam": exam},

@@ -29,6 +29,9 @@ BASELINE_HELP = ("The exam's matched-budget baseline: best-of (the seed, each pi
                  "choice among N fresh attempts, N = the evolution's rollouts per train task), "
                  "best-of:N, or none (the default).")
 PICKS_HELP = "Baseline picks per held-out task (default: the exam's k); each costs N rollouts."
+TEMPERATURES_HELP = ("Comma-separated temperatures the baseline's attempts sample at in turn "
+                     "(e.g. 0.2,0.8), so each pick chooses among attempts at each; default: the "
+                     "seed's own.")
 RAY_ADDRESS_HELP = ("With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:PORT); "
                     "default RAY_ADDRESS, else the cluster last started on this machine, else a "
                     "new local Ray instance.")
@@ -81,6 +84,7 @@ def init(
                                "the final exam."),
     exam_baseline: str = typer.Option(None, "--exam-baseline", help=BASELINE_HELP),
     exam_picks: int = typer.Option(None, "--exam-picks", help=PICKS_HELP),
+    exam_temperatures: str = typer.Option(None, "--exam-temperatures", help=TEMPERATURES_HELP),
     library: Path = typer.Option(None, "--library", help="An improvement library the evolve "
                                  "agent reads and may apply entries from."),
     starter_library: bool = typer.Option(True, "--starter-library/--no-starter-library",
@@ -121,6 +125,8 @@ def init(
         "engine": {"engine": engine}, "exam_k": {"exam": {"k": exam_k}},
         "exam_baseline": {"exam": {"baseline": exam_baseline}},
         "exam_picks": {"exam": {"picks": exam_picks}},
+        "exam_temperatures": {} if exam_temperatures is None else
+        {"exam": {"temperatures": comma_list(exam_temperatures)}},
         "library": {"library": library and library.resolve()},
         "starter_library": {"starter_library": starter_library},
         "max_changes": {"max_changes": max_changes},

@@ -45,6 +45,8 @@ class Arm(BaseModel):
     tasks: list[str]
     k: int = Field(ge=1)
     keep_left: bool = False  # its rollouts carry what each agent left (the best-of-N picker's)
+    # Attempt a samples at temperatures[a % len] (best-of-N's); empty: the harness's own.
+    temperatures: list[float] = Field(default_factory=list)
 
 
 class EvalPlan(BaseModel):
@@ -176,7 +178,8 @@ def _arm_specs(plan: EvalPlan, number: int, arm: Arm, skip: set[str]) -> list[Ro
     items = [(t, s) for t, s in suite.items() if t.id in arm.tasks]
     harness = HarnessTree(repo=arm.repo, commit=arm.commit, tree=arm.tree)
     return rollout_specs(plan_rollouts(items, arm.k), run_id=plan.eval_id, iteration=number,
-                         harness=harness, model=arm.model, skip=skip, keep_left=arm.keep_left)
+                         harness=harness, model=arm.model, skip=skip, keep_left=arm.keep_left,
+                         temperatures=arm.temperatures)
 
 
 def _stored_ids(folder: EvalDir, plan: EvalPlan) -> set[str]:

@@ -183,6 +183,7 @@ class BestOfRecord(BaseModel):
     n: int
     n_from: Literal["evolution", "given"]  # the evolution's rollouts per train task, or set
     picks: int  # per held-out task
+    temperatures: list[float] = Field(default_factory=list)  # its attempts' in turn; [] the seed's
     rollouts: int  # its attempts, infra errors included
     tokens: int  # its attempts' and the picker's
     picker_calls: int
@@ -191,8 +192,10 @@ class BestOfRecord(BaseModel):
     def sentence(self) -> str:
         why = ("= the evolution's rollouts per train task" if self.n_from == "evolution"
                else "as given")
+        at = (f", sampled at temperatures {'/'.join(f'{t:g}' for t in self.temperatures)} in "
+              "turn" if self.temperatures else "")
         return (f"{self.picks} picks per task, each the model's choice among {self.n} fresh "
-                f"attempts (N {why}): {self.rollouts:,} rollouts, {self.tokens:,} tokens, "
+                f"attempts (N {why}{at}): {self.rollouts:,} rollouts, {self.tokens:,} tokens, "
                 f"{self.picker_calls} picker calls ({self.fallbacks} replies named no attempt)")
 
 

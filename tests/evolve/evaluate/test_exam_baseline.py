@@ -155,6 +155,36 @@ def test_with_nothing_kept_the_answer_still_says_what_best_of_n_did(tmp_path: Pa
 
 
 @pytest.mark.slow
+def test_best_of_n_samples_its_attempts_at_each_temperature_in_turn(tmp_path: Path) -> None:
+    """`--exam-temperatures 0.1,0.9`: the baseline's attempts alternate between the two (each
+    of their model calls records the one it was sampled at), so each pick chooses among both;
+    the seed's arms keep the harness's own 0.2; the record and its sentence say so."""
+    model = write_script(tmp_path / "s.yaml", picker() + [code_agent(rollout_matches=r"-a0[13]$")])
+    run_dir = marked_run(tmp_path, model)
+    evaluate_once(run_dir, lambda _: None)
+
+    shown = " ".join(cli("exam", str(run_dir), "--exam-baseline", "best-of:2",
+                         "--exam-temperatures", "0.1,0.9").split())
+
+    [exam] = read_run(run_dir)[1].exams()
+    assert exam.baseline.temperatures == [0.1, 0.9]
+    assert "among 2 fresh attempts (N as given, sampled at temperatures 0.1/0.9 in turn)" in shown
+    sampled: dict[str, set[float]] = {}
+    for path in next((run_dir / "exams").glob("*/rollouts")).glob("*.json"):
+        result = RolloutResult.model_validate_json(path.read_text())
+        sampled[path.stem] = {e.data["temperature"] for e in result.events
+                              if e.kind == "model_call"}
+    baseline = max(name[:5] for name in sampled)  # its arm comes last
+    for name, temperatures in sampled.items():
+        attempt = int(name.rsplit("-a", 1)[1])
+        expected = ({0.1} if attempt % 2 == 0 else {0.9}) if name.startswith(baseline) else {0.2}
+        assert temperatures == expected, name
+    for pick in stored_picks(run_dir).values():
+        assert [sampled[a] for a in pick.attempts] == [{0.1}, {0.9}]
+        assert pick.chosen.endswith(("-a01", "-a03"))  # the one that wrote its file, at 0.9
+
+
+@pytest.mark.slow
 def test_best_of_n_does_not_win_when_only_the_evolved_harness_solves(tmp_path: Path) -> None:
     """Through `init --exam-baseline best-of`: N is the evolution's rollouts per train task."""
     suite = mark_verifiers(write_suite(tmp_path / "suite", ["alpha", "beta"], HELDOUT))
