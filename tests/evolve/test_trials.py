@@ -20,6 +20,7 @@ from evoharness.evolve.ledger import Phase
 from evoharness.evolve.loop import evolve
 from evoharness.evolve.run import init_run, open_run, read_run
 from evoharness.evolve.trials import outcomes, probe_pairs_to_cap, stored_rollouts, trial_of
+from evoharness.manifests.design import TrialDesign
 from tests.fixtures import hiding
 from tests.fixtures.e2e_agents import (
     MANIFEST, action, change, done, evolve_rule, solve_rule, write_script,
@@ -56,9 +57,9 @@ def script(path: Path, alpha_p: float = 1.0) -> str:
     ])
 
 
-def make_run(root: Path, model: str, suite: Path) -> Path:
+def make_run(root: Path, model: str, suite: Path, verdicts: TrialDesign = TrialDesign()) -> Path:
     config = RunConfig(run_id="trials", tasks=suite, model=model, k=1, workers=2,
-                       rollout_timeout=60, stop=StopRules(iterations=1))
+                       rollout_timeout=60, stop=StopRules(iterations=1), verdicts=verdicts)
     return init_run(root, config).root
 
 
@@ -117,9 +118,10 @@ def test_each_change_is_judged_on_its_own_evidence(tmp_path: Path) -> None:
 def test_probes_run_on_to_their_caps_leave_every_verdict_as_it_was(tmp_path: Path) -> None:
     """benchmarks/remedies.py's fixed-size estimate: after the trials decide (A kept early,
     B reverted, C kept), every probe runs on to its cap; the verdicts replay the same on the
-    longer record (but for the count of rollouts recorded), and a second call runs nothing."""
+    longer record (but for the count of rollouts recorded), and a second call runs nothing. The
+    cap is 24 probe rollouts, not 100: what runs past the decision is the same at any cap."""
     run_dir = make_run(tmp_path / "run", script(tmp_path / "s.yaml"),
-                       all_train_suite(tmp_path / "suite"))
+                       all_train_suite(tmp_path / "suite"), TrialDesign(max_rollouts=24))
     evolve(run_dir, iterations=None, resume=False, say=lambda _: None)
     ran: list[str] = []
     with open_run(run_dir) as run:
@@ -148,13 +150,15 @@ def test_a_trial_interrupted_mid_batch_resumes_to_the_same_verdicts(tmp_path: Pa
     """Twin runs (same run id, so the same per-rollout coins): one runs straight through, the
     other is stopped inside TRIAL after a few rollouts, at a progress point, and resumed. Same
     verdicts, no rollout stored twice; then the store is rebuilt from the files and every
-    verdict replays from it."""
+    verdict replays from it. Trials are capped at 24 probe rollouts: a stop inside one is the
+    same at any cap."""
     suite = all_train_suite(tmp_path / "suite")
     model = script(tmp_path / "s.yaml", alpha_p=0.7)
-    straight = make_run(tmp_path / "straight", model, suite)
+    design = TrialDesign(max_rollouts=24)
+    straight = make_run(tmp_path / "straight", model, suite, design)
     evolve(straight, iterations=None, resume=False, say=lambda _: None)
 
-    stopped = make_run(tmp_path / "stopped", model, suite)
+    stopped = make_run(tmp_path / "stopped", model, suite, design)
     seen: list[str] = []
 
     def stop_inside_trial(result) -> None:
