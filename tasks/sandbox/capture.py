@@ -4,11 +4,13 @@ sandbox, a plain host process) is its caller's business."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from evoharness.agent.environment import ExecResult
@@ -72,19 +74,41 @@ class Hooks:
 def _wait(proc: subprocess.Popen, timeout: float, watchdog: Callable[[int], str] | None) -> str:
     """'' when the process ended by itself, else why it was killed."""
     deadline = time.monotonic() + timeout
-    while True:
-        left = deadline - time.monotonic()
-        try:
-            proc.wait(timeout=max(0.0, min(left, WATCH_SECONDS if watchdog else left)))
-            return ""
-        except subprocess.TimeoutExpired:
-            pass
-        reason = ("timeout" if time.monotonic() >= deadline
-                  else watchdog(proc.pid) if watchdog else "")
-        if reason:
-            _kill_group(proc)
-            proc.wait()
-            return reason
+    with _exit_notice(proc) as ended:
+        while True:
+            left = deadline - time.monotonic()
+            if ended(max(0.0, min(left, WATCH_SECONDS if watchdog else left))):
+                proc.wait()
+                return ""
+            reason = ("timeout" if time.monotonic() >= deadline
+                      else watchdog(proc.pid) if watchdog else "")
+            if reason:
+                _kill_group(proc)
+                proc.wait()
+                return reason
+
+
+@contextmanager
+def _exit_notice(proc: subprocess.Popen) -> Iterator[Callable[[float], bool]]:
+    """A wait of at most some seconds for `proc` to end: whether it did. Through a pidfd, which
+    the kernel makes readable the moment the process exits. Popen.wait(timeout) polls instead,
+    sleeping up to 50 ms between looks: a sandbox's short command waited 25 ms more on average
+    (the verifier's, a third of its 0.4 s)."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # no pidfds here (Linux before 5.3), or it was reaped
+        def polled(seconds: float) -> bool:
+            try:
+                proc.wait(timeout=seconds)
+                return True
+            except subprocess.TimeoutExpired:
+                return False
+        yield polled
+        return
+    try:
+        yield lambda seconds: bool(select.select([fd], [], [], seconds)[0])
+    finally:
+        os.close(fd)
 
 
 def run_capped(argv: list[str], *, stdin: str, timeout: float, limits: Limits,

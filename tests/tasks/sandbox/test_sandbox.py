@@ -186,6 +186,18 @@ def test_never_ending_command_times_out_and_leaves_nothing(sandbox):
     assert _sleepers(seconds) == []
 
 
+@pytest.mark.parametrize("pidfds", [True, False], ids=["pidfd", "no-pidfd"])
+def test_a_command_is_waited_for_to_its_exit_or_its_timeout(sandbox, monkeypatch, pidfds):
+    """The wait for a command's exit reads a pidfd; where the kernel has none (before Linux
+    5.3) it polls, with the same results."""
+    if not pidfds:
+        monkeypatch.delattr(os, "pidfd_open")
+    done = sandbox.exec("echo out; exit 3", timeout=20)
+    assert (done.exit_reason, done.exit_code, done.output) == ("exited", 3, "out\n")
+    late = sandbox.exec(f"sleep {_unique_seconds()}", timeout=1)
+    assert late.exit_reason == "timeout" and late.timed_out
+
+
 def test_background_process_dies_with_its_command(sandbox, monkeypatch):
     """The PID namespace alone ends it: the uid and cgroup sweep is switched off here."""
     monkeypatch.setattr(sandbox, "kill_leftovers", lambda: 0)
