@@ -28,3 +28,20 @@ def pytest_xdist_auto_num_workers(config) -> int:
     model threads above) the whole suite took 1,062 s, against 1,198 s with two workers and a
     model thread per idle core (one run each, here)."""
     return _CORES + 1
+
+
+# The files whose tests take minutes in all start first. A file goes to one worker whole (--dist
+# loadfile), so one collected late, as tests/tasks/test_suite_tasks.py with its task proofs is,
+# ran on alone for minutes at the end while the other workers sat idle.
+LONG_FILES = ("tasks/test_suite_tasks.py", "evolve/test_e2e_embedded.py",
+              "evolve/test_trials.py", "manifests/test_verdicts_benchmark.py",
+              "evolve/test_library_starter.py", "tasks/test_ray_executor.py",
+              "tasks/test_ray_cluster.py")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    def long_first(item) -> int:
+        path = item.path.as_posix()
+        return next((i for i, name in enumerate(LONG_FILES) if path.endswith(f"tests/{name}")),
+                    len(LONG_FILES))
+    items.sort(key=long_first)  # stable: each file's tests stay in their order
