@@ -28,7 +28,7 @@ from evoharness.traces.queries import iteration_totals, rollout_counts
 from evoharness.traces.store import TraceStore
 
 from .evaluation import Arm, EvalDir, EvalPlan
-from ..ledger.records import BestOfRecord, EvolutionCost
+from ..ledger.records import BestOfRecord, EvolutionCost, slashed
 from .picker import PickCall, pick
 from ..rollouts import ModelServerDown
 from ..run import Run
@@ -44,7 +44,7 @@ class BestOf(BaseModel):
     n: int
     n_from: Literal["evolution", "given"]
     picks: int
-    temperatures: tuple[float, ...] = ()  # its attempts sample at these in turn; () the seed's
+    temperatures: list[float] = []  # its attempts sample at these in turn; [] the seed's
 
     @property
     def name(self) -> str:
@@ -52,8 +52,7 @@ class BestOf(BaseModel):
 
     @property
     def label(self) -> str:
-        at = f" at temperatures {'/'.join(f'{t:g}' for t in self.temperatures)}" \
-            if self.temperatures else ""
+        at = f" at temperatures {slashed(self.temperatures)}" if self.temperatures else ""
         return f"seed best-of-{self.n}{at}"
 
     def attempts(self, number: int, task_id: str, pick_number: int) -> list[str]:
@@ -82,14 +81,14 @@ def best_of(run: Run, cost: EvolutionCost) -> BestOf | None:
     given = exam.best_of_n
     return BestOf(n=given or cost.rollouts_per_train_task,
                   n_from="given" if given else "evolution", picks=exam.picks or exam.k,
-                  temperatures=tuple(exam.temperatures))
+                  temperatures=exam.temperatures)
 
 
 def baseline_arm(baseline: BestOf, seed: Arm) -> Arm:
     """The attempts' arm: the seed's, picks x N rollouts per task, each keeping what it left."""
     return seed.model_copy(update={"name": baseline.name, "label": baseline.label,
                                    "k": baseline.picks * baseline.n, "keep_left": True,
-                                   "temperatures": list(baseline.temperatures)})
+                                   "temperatures": baseline.temperatures})
 
 
 def run_picks(run: Run, folder: EvalDir, plan: EvalPlan, baseline: BestOf,
@@ -132,7 +131,7 @@ def baseline_record(baseline: BestOf, folder: EvalDir, plan: EvalPlan,
     calls = [c for p in picks for c in p.calls]
     return BestOfRecord(
         name=baseline.name, label=baseline.label, n=baseline.n, n_from=baseline.n_from,
-        picks=baseline.picks, temperatures=list(baseline.temperatures),
+        picks=baseline.picks, temperatures=baseline.temperatures,
         rollouts=totals.rollouts if totals else 0,
         tokens=(totals.tokens_in + totals.tokens_out if totals else 0) + sum(c.tokens for c in calls),
         picker_calls=len(calls), fallbacks=sum(bool(c.fallback) for c in calls))

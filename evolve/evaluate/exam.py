@@ -153,8 +153,7 @@ def _exam_id(run: Run, iteration: int, arms: list[ExamArm], baseline: BestOf | N
     content = json.dumps([[a.name, a.tree] for a in arms] + [run.config.exam.k, run.config.model,
                                                               sorted(run.heldout_ids)]
                          + ([baseline.n, baseline.picks] if baseline else [])
-                         + ([list(baseline.temperatures)] if baseline and baseline.temperatures
-                            else []))
+                         + ([baseline.temperatures] if baseline and baseline.temperatures else []))
     return f"exam-it{iteration:03d}-{hashlib.sha256(content.encode()).hexdigest()[:8]}"
 
 

@@ -172,6 +172,12 @@ class EvolutionCost(BaseModel):
         return f"{self.rollouts:,} rollouts, {self.tokens:,} tokens, {took}"
 
 
+def slashed(temperatures: list[float]) -> str:
+    """[0.2, 0.8] as "0.2/0.8": the best-of baseline's temperatures as its label and record
+    show them."""
+    return "/".join(f"{t:g}" for t in temperatures)
+
+
 class BestOfRecord(BaseModel):
     """The exam's matched-budget baseline as it ran (evolve/evaluate/best_of.py): the seed, `picks` picks
     per held-out task, each the picker's choice among `n` fresh attempts."""
@@ -192,8 +198,8 @@ class BestOfRecord(BaseModel):
     def sentence(self) -> str:
         why = ("= the evolution's rollouts per train task" if self.n_from == "evolution"
                else "as given")
-        at = (f", sampled at temperatures {'/'.join(f'{t:g}' for t in self.temperatures)} in "
-              "turn" if self.temperatures else "")
+        at = f", sampled at temperatures {slashed(self.temperatures)} in turn" \
+            if self.temperatures else ""
         return (f"{self.picks} picks per task, each the model's choice among {self.n} fresh "
                 f"attempts (N {why}{at}): {self.rollouts:,} rollouts, {self.tokens:,} tokens, "
                 f"{self.picker_calls} picker calls ({self.fallbacks} replies named no attempt)")

@@ -92,8 +92,7 @@ def _wait(proc: subprocess.Popen, timeout: float, watchdog: Callable[[int], str]
 def _exit_notice(proc: subprocess.Popen) -> Iterator[Callable[[float], bool]]:
     """A wait of at most some seconds for `proc` to end: whether it did. Through a pidfd, which
     the kernel makes readable the moment the process exits. Popen.wait(timeout) polls instead,
-    sleeping up to 50 ms between looks: a sandbox's short command waited 25 ms more on average
-    (the verifier's, a third of its 0.4 s)."""
+    sleeping up to 50 ms between looks, so a command's end was seen up to 50 ms late."""
     try:
         fd = os.pidfd_open(proc.pid)
     except (AttributeError, OSError):  # no pidfds here (Linux before 5.3), or it was reaped
